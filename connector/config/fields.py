@@ -1,0 +1,232 @@
+"""Every connector property, declared once as data: name, default, parser and documentation.
+
+Names and defaults are Debezium 3.6's (debezium-properties.tsv), so existing configurations carry
+over. `--help-properties` prints this table; `settings.py` reads values only through it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from connector.config import modes
+
+Parser = Callable[[str, str], Any]
+
+
+def as_str(prop: str, text: str) -> str:
+    return text
+
+
+def as_bool(prop: str, text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    raise ValueError(f"{prop}={text!r} must be true or false")
+
+
+def as_int(prop: str, text: str) -> int:
+    try:
+        return int(text.strip())
+    except ValueError:
+        raise ValueError(f"{prop}={text!r} must be a whole number") from None
+
+
+def as_non_negative_int(prop: str, text: str) -> int:
+    value = as_int(prop, text)
+    if value < 0:
+        raise ValueError(f"{prop}={text!r} must be zero or positive")
+    return value
+
+
+def as_positive_long(prop: str, text: str) -> int:
+    value = as_int(prop, text)
+    if not 0 < value < 2**32:
+        raise ValueError(f"{prop}={text!r} must be a positive number below 2^32 (a replica server id)")
+    return value
+
+
+def as_list(prop: str, text: str) -> tuple[str, ...]:
+    return tuple(p.strip() for p in text.split(",") if p.strip())
+
+
+def as_regex_list(prop: str, text: str) -> tuple[str, ...]:
+    patterns = as_list(prop, text)
+    for p in patterns:
+        try:
+            re.compile(p)
+        except re.error as exc:
+            raise ValueError(f"{prop}: {p!r} is not a valid regular expression ({exc})") from None
+    return patterns
+
+
+def as_enum(cls: type[modes.DebeziumEnum]) -> Parser:
+    def parse(prop: str, text: str) -> Any:
+        return cls.parse(prop, text)
+
+    return parse
+
+
+def as_operations(prop: str, text: str) -> frozenset[str]:
+    """`skipped.operations`: comma list of c,u,d,t or `none`."""
+    items = {p.lower() for p in as_list(prop, text)}
+    if items == {"none"}:
+        return frozenset()
+    bad = items - {"c", "u", "d", "t", "r"}
+    if bad:
+        raise ValueError(f"{prop}={text!r}: unknown operation(s) {sorted(bad)}; use c, u, d, t or none")
+    return frozenset(items)
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    default: str | None
+    parse: Parser
+    doc: str
+    required: bool = False
+
+    def value(self, raw: dict[str, str]) -> Any:
+        text = raw.get(self.name, self.default)
+        if text is None:
+            return None
+        return self.parse(self.name, text)
+
+
+F = Field
+E = as_enum
+
+FIELDS: tuple[Field, ...] = (
+    # --- identity and connection
+    F("name", None, as_str, "Connector name; the first element of the offset partition key.", required=False),
+    F("connector.class", "io.debezium.connector.mysql.MySqlConnector", as_str, "Accepted for compatibility; must be the MySQL (or MariaDB) connector."),
+    F("tasks.max", "1", as_int, "Always 1 for MySQL."),
+    F("topic.prefix", None, as_str, "Logical server name; prefix of every topic and schema name.", required=True),
+    F("database.hostname", None, as_str, "MySQL/MariaDB host.", required=True),
+    F("database.port", "3306", as_int, "MySQL/MariaDB port."),
+    F("database.user", None, as_str, "Replication user.", required=True),
+    F("database.password", None, as_str, "Password of database.user."),
+    F("database.server.id", None, as_positive_long, "Numeric id of this replica; unique in the replication topology.", required=True),
+    F("database.server.id.offset", "10000", as_int, "Added to server.id for extra snapshot connections."),
+    F("database.ssl.mode", "preferred", E(modes.SecureConnectionMode), "TLS to the database."),
+    F("database.initial.statements", None, as_str, "Semicolon-separated SQL run on every new JDBC-like connection."),
+    F("database.query.timeout.ms", "600000", as_int, "Timeout of queries."),
+    F("connect.timeout.ms", "30000", as_int, "Connection timeout."),
+    F("connect.keep.alive", "true", as_bool, "Reconnect the binlog client when it disconnects."),
+    F("connect.keep.alive.interval.ms", "60000", as_int, "Keep-alive check interval."),
+    # --- filters
+    F("database.include.list", None, as_regex_list, "Databases to capture (anchored regexes)."),
+    F("database.exclude.list", None, as_regex_list, "Databases not to capture (anchored regexes)."),
+    F("table.include.list", None, as_regex_list, "Tables to capture, `db.table` anchored regexes."),
+    F("table.exclude.list", None, as_regex_list, "Tables not to capture."),
+    F("column.include.list", None, as_regex_list, "Columns to include, `db.table.column` regexes."),
+    F("column.exclude.list", None, as_regex_list, "Columns to exclude."),
+    F("table.ignore.builtin", "true", as_bool, "Ignore mysql, performance_schema, sys, information_schema."),
+    F("message.key.columns", None, as_str, "Custom message keys: `db.tbl:c1,c2;db2.t2:c`."),
+    F("column.propagate.source.type", None, as_regex_list, "Add __debezium.source.column.* parameters for matching columns."),
+    F("datatype.propagate.source.type", None, as_regex_list, "Same, by data type name."),
+    # --- value representation
+    F("decimal.handling.mode", "precise", E(modes.DecimalHandlingMode), "DECIMAL as Connect Decimal, double or string."),
+    F("time.precision.mode", "adaptive_time_microseconds", E(modes.TimePrecisionMode), "Temporal representation."),
+    F("bigint.unsigned.handling.mode", "long", E(modes.BigIntUnsignedHandlingMode), "BIGINT UNSIGNED as long or Decimal."),
+    F("binary.handling.mode", "bytes", E(modes.BinaryHandlingMode), "Binary columns as bytes, base64, base64-url-safe or hex."),
+    F("schema.name.adjustment.mode", "none", E(modes.SchemaNameAdjustmentMode), "Sanitize schema names for Avro."),
+    F("field.name.adjustment.mode", "none", E(modes.FieldNameAdjustmentMode), "Sanitize field names for Avro."),
+    F("include.schema.comments", "false", as_bool, "Column comments as schema doc."),
+    F("enable.time.adjuster", "true", as_bool, "Two-digit years to four digits."),
+    F("source.struct.version", "v2", as_str, "Only v2 exists."),
+    # --- event emission
+    F("include.schema.changes", "true", as_bool, "Emit schema change events on the <topic.prefix> topic."),
+    F("include.query", "false", as_bool, "Put the original SQL into source.query (needs row query events)."),
+    F("tombstones.on.delete", "true", as_bool, "Emit a null-value record after each delete."),
+    F("skipped.operations", "t", as_operations, "Operations not emitted: c,u,d,t or none."),
+    F("skip.messages.without.change", "false", as_bool, "Skip updates that change no included column."),
+    F("provide.transaction.metadata", "false", as_bool, "Emit BEGIN/END records and the transaction block."),
+    F("extended.headers.enabled", "true", as_bool, "Add the __debezium.context.* headers."),
+    F("topic.delimiter", ".", as_str, "Delimiter between topic name parts."),
+    F("topic.transaction", "transaction", as_str, "Suffix of the transaction topic."),
+    F("topic.heartbeat.prefix", "__debezium-heartbeat", as_str, "Prefix of the heartbeat topic."),
+    F("topic.heartbeat.name", None, as_str, "Full heartbeat topic name, overrides the prefix."),
+    F("topic.naming.strategy", "io.debezium.schema.DefaultTopicNamingStrategy", as_str, "Only the default strategy is supported."),
+    F("topic.cache.size", "10000", as_int, "Accepted for compatibility."),
+    F("heartbeat.interval.ms", "0", as_non_negative_int, "Heartbeat interval; 0 disables heartbeats."),
+    F("heartbeat.action.query", None, as_str, "SQL run on each heartbeat."),
+    # --- GTID
+    F("gtid.source.includes", None, as_regex_list, "GTID source UUIDs to use."),
+    F("gtid.source.excludes", None, as_regex_list, "GTID source UUIDs to ignore."),
+    F("gtid.source.filter.dml.events", "true", as_bool, "Filter DML of excluded GTID sources."),
+    F("gtid.ignore.on.recovery", "false", as_bool, "Ignore GTIDs in the stored offset."),
+    # --- snapshot
+    F("snapshot.mode", "initial", E(modes.SnapshotMode), "When to snapshot."),
+    F("snapshot.locking.mode", "minimal", E(modes.SnapshotLockingMode), "How to lock during the snapshot."),
+    F("snapshot.lock.timeout.ms", "10000", as_non_negative_int, "Lock wait timeout during the snapshot."),
+    F("snapshot.fetch.size", None, as_int, "Rows per fetch during the snapshot."),
+    F("min.row.count.to.stream.results", "1000", as_non_negative_int, "Tables larger than this are read with a streaming result set."),
+    F("snapshot.max.threads", "1", as_int, "Parallel snapshot readers."),
+    F("snapshot.include.collection.list", None, as_regex_list, "Tables to snapshot (subset of the captured ones)."),
+    F("snapshot.select.statement.overrides", None, as_str, "Tables whose snapshot SELECT is overridden."),
+    F("snapshot.query.mode", "select_all", E(modes.SnapshotQueryMode), "How the snapshot SELECT is built."),
+    F("snapshot.delay.ms", "0", as_non_negative_int, "Delay before the snapshot starts."),
+    F("snapshot.tables.order.by.row.count", "disabled", as_str, "ascending, descending or disabled."),
+    F("streaming.delay.ms", "0", as_non_negative_int, "Delay before streaming starts."),
+    # --- failures and queueing
+    F("event.processing.failure.handling.mode", "fail", E(modes.EventProcessingFailureHandlingMode), "What to do when an event cannot be processed."),
+    F("inconsistent.schema.handling.mode", "fail", E(modes.InconsistentSchemaHandlingMode), "What to do when a row event does not match the known schema."),
+    F("errors.max.retries", "-1", as_int, "Retries of retriable errors; -1 unlimited."),
+    F("max.batch.size", "2048", as_int, "Events per batch."),
+    F("max.queue.size", "8192", as_int, "Events queued between reader and writer."),
+    F("max.queue.size.in.bytes", "0", as_int, "Bytes queued; 0 unlimited."),
+    F("poll.interval.ms", "500", as_int, "Wait for new events."),
+    F("binlog.buffer.size", "0", as_int, "Accepted for compatibility."),
+    # --- schema history
+    F("schema.history.internal", "io.debezium.storage.kafka.history.KafkaSchemaHistory", as_str, "History store class: KafkaSchemaHistory, FileSchemaHistory or MemorySchemaHistory."),
+    F("schema.history.internal.kafka.topic", None, as_str, "Single-partition topic holding the schema history."),
+    F("schema.history.internal.kafka.bootstrap.servers", None, as_str, "Brokers of the history topic (default: the producer's)."),
+    F("schema.history.internal.kafka.recovery.poll.interval.ms", "100", as_int, "Recovery poll interval."),
+    F("schema.history.internal.kafka.recovery.attempts", "100", as_int, "Recovery attempts."),
+    F("schema.history.internal.kafka.query.timeout.ms", "3000", as_int, "Admin query timeout."),
+    F("schema.history.internal.kafka.create.timeout.ms", "30000", as_int, "Topic creation timeout."),
+    F("schema.history.internal.file.filename", None, as_str, "History file for FileSchemaHistory."),
+    F("schema.history.internal.name", None, as_str, "Client id of the history producer/consumer (default <topic.prefix>-schemahistory)."),
+    F("schema.history.internal.skip.unparseable.ddl", "false", as_bool, "Skip DDL that cannot be parsed."),
+    F("schema.history.internal.store.only.captured.tables.ddl", "false", as_bool, "Record DDL of captured tables only."),
+    F("schema.history.internal.store.only.captured.databases.ddl", "false", as_bool, "Record DDL of captured databases only."),
+    F("schema.history.internal.ddl.filter", None, as_str, "Regex of DDL statements to ignore (default: Debezium's list)."),
+    F("schema.history.internal.prefer.ddl", "false", as_bool, "Recover by re-parsing DDL instead of tableChanges."),
+    # --- offsets
+    F("offset.storage", None, as_str, "Offset store class: FileOffsetBackingStore, KafkaOffsetBackingStore or MemoryOffsetBackingStore."),
+    F("offset.storage.file.filename", None, as_str, "Offsets file (Kafka Connect FileOffsetBackingStore format)."),
+    F("offset.storage.topic", None, as_str, "Offsets topic (Kafka Connect format)."),
+    F("offset.storage.partitions", "25", as_int, "Partitions of a new offsets topic."),
+    F("offset.storage.replication.factor", "1", as_int, "Replication factor of a new offsets topic."),
+    F("offset.flush.interval.ms", "0", as_non_negative_int, "Offset commit interval; 0 commits after every batch."),
+    F("offset.flush.timeout.ms", "5000", as_int, "Flush timeout on commit."),
+    # --- misc
+    F("read.only", "false", as_bool, "Never write to the database."),
+    F("signal.enabled.channels", "source", as_list, "Signal channels."),
+    F("signal.data.collection", None, as_str, "Signal table."),
+    F("statistics.metrics.enabled", "true", as_bool, "Collect metrics."),
+    F("guardrail.collections.max", "0", as_int, "Maximum captured tables; 0 unlimited."),
+)
+
+BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
+
+# Families of properties whose names carry a parameter (column.mask.with.12.chars, ...).
+PATTERN_PROPERTIES: tuple[re.Pattern[str], ...] = (
+    re.compile(r"column\.mask\.with\.\d+\.chars"),
+    re.compile(r"column\.truncate\.to\.\d+\.chars"),
+    re.compile(r"column\.mask\.hash\.(v2\.)?[^.]+\.with\.salt\..+"),
+    re.compile(r"snapshot\.select\.statement\.overrides\..+"),
+    re.compile(r"snapshot\.mode\.configuration\.based\..+"),
+    re.compile(r"(database|driver)\.[A-Za-z][A-Za-z0-9]*"),  # JDBC pass-through, e.g. database.allowPublicKeyRetrieval
+    re.compile(r"schema\.history\.internal\.(producer|consumer)\..+"),
+    re.compile(r"internal\..+"),
+    re.compile(r"(key|value|header)\.converter(\..+)?"),
+    re.compile(r"transforms(\..+)?|predicates(\..+)?|converters(\..+)?"),
+    re.compile(r"errors\..+|signal\..+|notification\..+|incremental\.snapshot\..+|custom\..+"),
+)
+
+
+def is_known(name: str) -> bool:
+    return name in BY_NAME or any(p.fullmatch(name) for p in PATTERN_PROPERTIES)

@@ -1,0 +1,233 @@
+"""Read a configuration file (Debezium Server properties or Kafka Connect JSON) and the environment.
+
+Both formats end up as the same thing: the connector's own property strings (Debezium names, no
+prefix) plus the Kafka sink settings. Unknown properties are returned as warnings, by name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+from connector.config.fields import BY_NAME, is_known
+from connector.config.secret import is_sensitive
+from connector.config.settings import KafkaSettings, Settings, build_settings
+from connector.errors import ConfigError
+
+SOURCE_PREFIX = "debezium.source."
+PRODUCER_PREFIX = "debezium.sink.kafka.producer."
+FORMAT_PREFIX = "debezium.format."
+# Debezium Server keeps offsets in a file unless told otherwise.
+SERVER_DEFAULT_OFFSETS_FILE = "data/offsets.dat"
+
+
+@dataclass
+class LoadedConfig:
+    source: dict[str, str]
+    kafka: KafkaSettings
+    warnings: list[str] = field(default_factory=list)
+    default_offsets_file: str | None = None
+
+    def settings(self) -> Settings:
+        return build_settings(self.source, self.kafka, self.default_offsets_file)
+
+    def redacted(self) -> dict[str, str]:
+        return {k: ("********" if is_sensitive(k) else v) for k, v in sorted(self.source.items())}
+
+
+def parse_java_properties(text: str) -> dict[str, str]:
+    """java.util.Properties.load semantics: `=`, `:` or blank separators, `#`/`!` comments,
+    backslash line continuation and escapes (\\t \\n \\uXXXX \\= \\:)."""
+    logical: list[str] = []
+    buf = ""
+    for line in text.splitlines():
+        stripped = line.lstrip()
+        if not buf and (not stripped or stripped[0] in "#!"):
+            continue
+        # An odd number of trailing backslashes continues the line.
+        trailing = len(stripped) - len(stripped.rstrip("\\"))
+        if trailing % 2 == 1:
+            buf += stripped[:-1]
+            continue
+        logical.append(buf + stripped)
+        buf = ""
+    if buf:
+        logical.append(buf)
+    out: dict[str, str] = {}
+    for entry in logical:
+        key, value = _split_entry(entry)
+        out[_unescape(key)] = _unescape(value)
+    return out
+
+
+def _split_entry(entry: str) -> tuple[str, str]:
+    i = 0
+    while i < len(entry):
+        ch = entry[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch in "=: \t":
+            key = entry[:i]
+            rest = entry[i:].lstrip(" \t")
+            if rest[:1] in ("=", ":") and ch in " \t":
+                rest = rest[1:].lstrip(" \t")
+            elif ch in "=:":
+                rest = entry[i + 1:].lstrip(" \t")
+            return key, rest
+        i += 1
+    return entry, ""
+
+
+def _unescape(text: str) -> str:
+    out = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text):
+            nxt = text[i + 1]
+            if nxt == "u" and i + 5 < len(text) + 0:
+                out.append(chr(int(text[i + 2:i + 6], 16)))
+                i += 6
+                continue
+            out.append({"t": "\t", "n": "\n", "r": "\r", "f": "\f"}.get(nxt, nxt))
+            i += 2
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+def env_to_properties(environ: Mapping[str, str]) -> dict[str, str]:
+    """Debezium Server / MicroProfile convention: `DEBEZIUM_SOURCE_DATABASE_HOSTNAME` → `debezium.source.database.hostname`.
+
+    Names that contain `_` or `-` themselves (e.g. `snapshot.mode.configuration.based.start.stream`
+    has none, but JDBC pass-through names can) are matched against the known property table first.
+    """
+    known = {_env_key("debezium.source." + name): "debezium.source." + name for name in BY_NAME}
+    out: dict[str, str] = {}
+    for key, value in environ.items():
+        if not key.startswith("DEBEZIUM_"):
+            continue
+        out[known.get(key, key.lower().replace("_", "."))] = value
+    return out
+
+
+def _env_key(prop: str) -> str:
+    return "".join(c if c.isalnum() else "_" for c in prop).upper()
+
+
+def load_server_properties(props: dict[str, str]) -> LoadedConfig:
+    source: dict[str, str] = {}
+    producer: dict[str, str] = {}
+    formats: dict[str, str] = {}
+    warnings: list[str] = []
+    for key, value in props.items():
+        if key.startswith(SOURCE_PREFIX):
+            source[key[len(SOURCE_PREFIX):]] = value
+        elif key.startswith(PRODUCER_PREFIX):
+            producer[key[len(PRODUCER_PREFIX):]] = value
+        elif key.startswith(FORMAT_PREFIX):
+            formats[key[len(FORMAT_PREFIX):]] = value
+        elif key == "debezium.sink.type":
+            if value != "kafka":
+                raise ConfigError([f"debezium.sink.type={value!r}: binlog-cdc writes to Kafka only; set debezium.sink.type=kafka"])
+        elif key.startswith(("quarkus.", "debezium.transforms", "debezium.predicates", "debezium.sink.")):
+            warnings.append(f"{key} is not used by binlog-cdc")
+        else:
+            warnings.append(f"unknown property {key} (Debezium Server properties start with debezium.source., "
+                            f"debezium.sink.kafka.producer. or debezium.format.)")
+    warnings += _unknown_source_warnings(source)
+    kafka = _kafka_settings(producer, formats, header_default="json")
+    return LoadedConfig(source=source, kafka=kafka, warnings=warnings, default_offsets_file=SERVER_DEFAULT_OFFSETS_FILE)
+
+
+def load_connect_json(doc: dict, bootstrap: str | None, producer_overrides: dict[str, str]) -> LoadedConfig:
+    if not isinstance(doc, dict) or not isinstance(doc.get("config"), dict):
+        raise ConfigError(['a Kafka Connect connector JSON must look like {"name": "...", "config": {...}}'])
+    source = {str(k): str(v) for k, v in doc["config"].items()}
+    if doc.get("name") and "name" not in source:
+        source["name"] = str(doc["name"])
+    producer = dict(producer_overrides)
+    if bootstrap:
+        producer["bootstrap.servers"] = bootstrap
+    formats: dict[str, str] = {}
+    for side in ("key", "value"):
+        conv = source.get(f"{side}.converter", "")
+        if "AvroConverter" in conv:
+            formats[side] = "avro"
+        schemas = source.get(f"{side}.converter.schemas.enable")
+        if schemas is not None:
+            formats[f"{side}.schemas.enable"] = schemas
+        url = source.get(f"{side}.converter.schema.registry.url")
+        if url:
+            formats[f"{side}.schema.registry.url"] = url
+    warnings = _unknown_source_warnings(source)
+    # Kafka Connect's default header converter is SimpleHeaderConverter: raw strings.
+    kafka = _kafka_settings(producer, formats, header_default="simple")
+    return LoadedConfig(source=source, kafka=kafka, warnings=warnings)
+
+
+def _unknown_source_warnings(source: dict[str, str]) -> list[str]:
+    return [f"unknown connector property {k} (ignored)" for k in sorted(source) if not is_known(k)]
+
+
+def _kafka_settings(producer: dict[str, str], formats: dict[str, str], header_default: str) -> KafkaSettings:
+    problems = []
+    key_format = formats.get("key", "json")
+    value_format = formats.get("value", "json")
+    for side, fmt in (("key", key_format), ("value", value_format)):
+        if fmt not in ("json", "avro"):
+            problems.append(f"debezium.format.{side}={fmt!r} is not supported; use json or avro")
+    header_format = formats.get("header", header_default)
+    if header_format not in ("json", "simple"):
+        problems.append(f"debezium.format.header={header_format!r} is not supported; use json")
+    if problems:
+        raise ConfigError(problems)
+
+    def schemas(side: str) -> bool:
+        text = formats.get(f"{side}.schemas.enable", formats.get("schemas.enable", "true"))
+        return text.strip().lower() != "false"
+
+    return KafkaSettings(
+        producer=dict(producer),
+        key_format=key_format,
+        value_format=value_format,
+        header_format=header_format,
+        key_schemas_enable=schemas("key"),
+        value_schemas_enable=schemas("value"),
+    )
+
+
+def load_config(path: str | Path, *, bootstrap: str | None = None, producer_overrides: dict[str, str] | None = None,
+                environ: Mapping[str, str] | None = None) -> LoadedConfig:
+    """Load CONFIG: `.json` is a Kafka Connect connector config, anything else Debezium Server properties.
+
+    Environment variables in Debezium Server's convention (`DEBEZIUM_SOURCE_...`) override the file.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError([f"cannot read configuration file {path}: {exc.strerror}"]) from None
+    env_props = env_to_properties(environ if environ is not None else os.environ)
+    if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ConfigError([f"{path} is not valid JSON: {exc}"]) from None
+        loaded = load_connect_json(doc, bootstrap, producer_overrides or {})
+        for key, value in env_props.items():
+            if key.startswith(SOURCE_PREFIX):
+                loaded.source[key[len(SOURCE_PREFIX):]] = value
+        return loaded
+    props = parse_java_properties(text)
+    props.update(env_props)
+    if bootstrap:
+        props[PRODUCER_PREFIX + "bootstrap.servers"] = bootstrap
+    for key, value in (producer_overrides or {}).items():
+        props[PRODUCER_PREFIX + key] = value
+    return load_server_properties(props)

@@ -1,0 +1,377 @@
+"""Typed settings, one frozen dataclass per concern, built once from the raw property strings.
+
+Inner code receives these objects, never a dict of properties. `build_settings` reports every
+invalid or missing value in one `ConfigError`, naming the property and the fix.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from connector.config import modes
+from connector.config.fields import BY_NAME, FIELDS
+from connector.config.secret import Secret
+from connector.errors import ConfigError
+
+HISTORY_KAFKA = "io.debezium.storage.kafka.history.KafkaSchemaHistory"
+HISTORY_FILE = "io.debezium.storage.file.history.FileSchemaHistory"
+HISTORY_MEMORY = "io.debezium.relational.history.MemorySchemaHistory"
+OFFSETS_FILE = "org.apache.kafka.connect.storage.FileOffsetBackingStore"
+OFFSETS_KAFKA = "org.apache.kafka.connect.storage.KafkaOffsetBackingStore"
+OFFSETS_MEMORY = "org.apache.kafka.connect.storage.MemoryOffsetBackingStore"
+
+
+@dataclass(frozen=True)
+class DatabaseSettings:
+    hostname: str
+    port: int
+    user: str
+    password: Secret
+    server_id: int
+    ssl_mode: modes.SecureConnectionMode
+    connect_timeout_ms: int
+    keep_alive: bool
+    initial_statements: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class FilterSettings:
+    database_include: tuple[str, ...] = ()
+    database_exclude: tuple[str, ...] = ()
+    table_include: tuple[str, ...] = ()
+    table_exclude: tuple[str, ...] = ()
+    column_include: tuple[str, ...] = ()
+    column_exclude: tuple[str, ...] = ()
+    ignore_builtin: bool = True
+
+
+@dataclass(frozen=True)
+class EventSettings:
+    """What gets emitted and how values are represented."""
+
+    decimal_handling_mode: modes.DecimalHandlingMode = modes.DecimalHandlingMode.PRECISE
+    time_precision_mode: modes.TimePrecisionMode = modes.TimePrecisionMode.ADAPTIVE_TIME_MICROSECONDS
+    bigint_unsigned_handling_mode: modes.BigIntUnsignedHandlingMode = modes.BigIntUnsignedHandlingMode.LONG
+    binary_handling_mode: modes.BinaryHandlingMode = modes.BinaryHandlingMode.BYTES
+    schema_name_adjustment_mode: modes.SchemaNameAdjustmentMode = modes.SchemaNameAdjustmentMode.NONE
+    field_name_adjustment_mode: modes.FieldNameAdjustmentMode = modes.FieldNameAdjustmentMode.NONE
+    include_schema_comments: bool = False
+    enable_time_adjuster: bool = True
+    include_schema_changes: bool = True
+    include_query: bool = False
+    tombstones_on_delete: bool = True
+    skipped_operations: frozenset[str] = frozenset({"t"})
+    skip_messages_without_change: bool = False
+    provide_transaction_metadata: bool = False
+    extended_headers_enabled: bool = True
+    event_processing_failure_handling_mode: modes.EventProcessingFailureHandlingMode = (
+        modes.EventProcessingFailureHandlingMode.FAIL
+    )
+    inconsistent_schema_handling_mode: modes.InconsistentSchemaHandlingMode = modes.InconsistentSchemaHandlingMode.FAIL
+
+
+@dataclass(frozen=True)
+class TopicSettings:
+    prefix: str
+    delimiter: str = "."
+    transaction: str = "transaction"
+    heartbeat_prefix: str = "__debezium-heartbeat"
+    heartbeat_name: str | None = None
+
+    def data_topic(self, database: str, table: str) -> str:
+        return f"{self.prefix}{self.delimiter}{database}{self.delimiter}{table}"
+
+    def schema_change_topic(self) -> str:
+        return self.prefix
+
+    def transaction_topic(self) -> str:
+        return f"{self.prefix}{self.delimiter}{self.transaction}"
+
+    def heartbeat_topic(self) -> str:
+        return self.heartbeat_name or f"{self.heartbeat_prefix}{self.delimiter}{self.prefix}"
+
+
+@dataclass(frozen=True)
+class SnapshotSettings:
+    mode: modes.SnapshotMode = modes.SnapshotMode.INITIAL
+    locking_mode: modes.SnapshotLockingMode = modes.SnapshotLockingMode.MINIMAL
+    lock_timeout_ms: int = 10000
+    fetch_size: int | None = None
+    min_row_count_to_stream_results: int = 1000
+    include_collection_list: tuple[str, ...] = ()
+    select_overrides: dict[str, str] = field(default_factory=dict)
+    delay_ms: int = 0
+    max_threads: int = 1
+
+
+@dataclass(frozen=True)
+class HistorySettings:
+    store: str  # one of HISTORY_*
+    kafka_topic: str | None
+    kafka_bootstrap_servers: str | None
+    file_filename: str | None
+    client_name: str
+    skip_unparseable_ddl: bool
+    store_only_captured_tables_ddl: bool
+    store_only_captured_databases_ddl: bool
+    ddl_filter: str | None
+    prefer_ddl: bool
+    consumer_overrides: dict[str, str] = field(default_factory=dict)
+    producer_overrides: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class OffsetSettings:
+    store: str  # one of OFFSETS_*
+    file_filename: str | None
+    topic: str | None
+    partitions: int
+    replication_factor: int
+    flush_interval_ms: int
+    flush_timeout_ms: int
+
+
+@dataclass(frozen=True)
+class KafkaSettings:
+    """The sink. `producer` holds librdkafka properties (bootstrap.servers, security, ...)."""
+
+    producer: dict[str, str]
+    key_format: str = "json"
+    value_format: str = "json"
+    header_format: str = "json"
+    key_schemas_enable: bool = True
+    value_schemas_enable: bool = True
+
+    def bootstrap_servers(self) -> str | None:
+        return self.producer.get("bootstrap.servers")
+
+
+@dataclass(frozen=True)
+class Settings:
+    name: str
+    topics: TopicSettings
+    database: DatabaseSettings
+    filters: FilterSettings
+    events: EventSettings
+    snapshot: SnapshotSettings
+    history: HistorySettings
+    offsets: OffsetSettings
+    kafka: KafkaSettings
+    heartbeat_interval_ms: int
+    heartbeat_action_query: str | None
+    max_batch_size: int
+    max_queue_size: int
+    max_queue_size_in_bytes: int
+    errors_max_retries: int
+    message_key_columns: str | None
+    raw: dict[str, str] = field(repr=False, default_factory=dict)
+
+    @property
+    def partition_key(self) -> list[Any]:
+        """Kafka Connect's offset partition key: `["<name>", {"server": "<topic.prefix>"}]`."""
+        return [self.name, {"server": self.topics.prefix}]
+
+
+class _Reader:
+    """Reads typed values through the field table, collecting every problem instead of stopping at the first."""
+
+    def __init__(self, raw: dict[str, str]) -> None:
+        self.raw = raw
+        self.problems: list[str] = []
+
+    def get(self, name: str) -> Any:
+        fld = BY_NAME[name]
+        if fld.required and not self.raw.get(name, fld.default):
+            self.problems.append(f"{name} is required: {fld.doc}")
+            return None
+        try:
+            return fld.value(self.raw)
+        except ValueError as exc:
+            self.problems.append(str(exc))
+            return fld.parse(name, fld.default) if fld.default is not None else None
+
+
+def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_file: str | None = None) -> Settings:
+    r = _Reader(raw)
+    prefix = r.get("topic.prefix") or ""
+    name = raw.get("name") or prefix or "binlog-cdc"
+    password = raw.get("database.password") or ""
+
+    database = DatabaseSettings(
+        hostname=r.get("database.hostname") or "",
+        port=r.get("database.port"),
+        user=r.get("database.user") or "",
+        password=Secret(password),
+        server_id=r.get("database.server.id") or 0,
+        ssl_mode=r.get("database.ssl.mode"),
+        connect_timeout_ms=r.get("connect.timeout.ms"),
+        keep_alive=r.get("connect.keep.alive"),
+        initial_statements=tuple(s.strip() for s in (raw.get("database.initial.statements") or "").split(";") if s.strip()),
+    )
+    filters = FilterSettings(
+        database_include=r.get("database.include.list") or (),
+        database_exclude=r.get("database.exclude.list") or (),
+        table_include=r.get("table.include.list") or (),
+        table_exclude=r.get("table.exclude.list") or (),
+        column_include=r.get("column.include.list") or (),
+        column_exclude=r.get("column.exclude.list") or (),
+        ignore_builtin=r.get("table.ignore.builtin"),
+    )
+    for a, b in (("database.include.list", "database.exclude.list"), ("table.include.list", "table.exclude.list"),
+                 ("column.include.list", "column.exclude.list")):
+        if raw.get(a) and raw.get(b):
+            r.problems.append(f"{a} and {b} cannot both be set; keep one of them")
+
+    events = EventSettings(
+        decimal_handling_mode=r.get("decimal.handling.mode"),
+        time_precision_mode=r.get("time.precision.mode"),
+        bigint_unsigned_handling_mode=r.get("bigint.unsigned.handling.mode"),
+        binary_handling_mode=r.get("binary.handling.mode"),
+        schema_name_adjustment_mode=r.get("schema.name.adjustment.mode"),
+        field_name_adjustment_mode=r.get("field.name.adjustment.mode"),
+        include_schema_comments=r.get("include.schema.comments"),
+        enable_time_adjuster=r.get("enable.time.adjuster"),
+        include_schema_changes=r.get("include.schema.changes"),
+        include_query=r.get("include.query"),
+        tombstones_on_delete=r.get("tombstones.on.delete"),
+        skipped_operations=r.get("skipped.operations"),
+        skip_messages_without_change=r.get("skip.messages.without.change"),
+        provide_transaction_metadata=r.get("provide.transaction.metadata"),
+        extended_headers_enabled=r.get("extended.headers.enabled"),
+        event_processing_failure_handling_mode=r.get("event.processing.failure.handling.mode"),
+        inconsistent_schema_handling_mode=r.get("inconsistent.schema.handling.mode"),
+    )
+    topics = TopicSettings(
+        prefix=prefix,
+        delimiter=r.get("topic.delimiter"),
+        transaction=r.get("topic.transaction"),
+        heartbeat_prefix=r.get("topic.heartbeat.prefix"),
+        heartbeat_name=r.get("topic.heartbeat.name"),
+    )
+    overrides = {k[len("snapshot.select.statement.overrides."):]: v for k, v in raw.items()
+                 if k.startswith("snapshot.select.statement.overrides.")}
+    snapshot = SnapshotSettings(
+        mode=r.get("snapshot.mode"),
+        locking_mode=r.get("snapshot.locking.mode"),
+        lock_timeout_ms=r.get("snapshot.lock.timeout.ms"),
+        fetch_size=r.get("snapshot.fetch.size"),
+        min_row_count_to_stream_results=r.get("min.row.count.to.stream.results"),
+        include_collection_list=r.get("snapshot.include.collection.list") or (),
+        select_overrides=overrides,
+        delay_ms=r.get("snapshot.delay.ms"),
+        max_threads=r.get("snapshot.max.threads"),
+    )
+    history_store = _history_store(raw.get("schema.history.internal") or BY_NAME["schema.history.internal"].default, r)
+    history = HistorySettings(
+        store=history_store,
+        kafka_topic=r.get("schema.history.internal.kafka.topic"),
+        kafka_bootstrap_servers=r.get("schema.history.internal.kafka.bootstrap.servers") or kafka.bootstrap_servers(),
+        file_filename=r.get("schema.history.internal.file.filename"),
+        client_name=raw.get("schema.history.internal.name") or f"{prefix}-schemahistory",
+        skip_unparseable_ddl=r.get("schema.history.internal.skip.unparseable.ddl"),
+        store_only_captured_tables_ddl=r.get("schema.history.internal.store.only.captured.tables.ddl"),
+        store_only_captured_databases_ddl=r.get("schema.history.internal.store.only.captured.databases.ddl"),
+        ddl_filter=r.get("schema.history.internal.ddl.filter"),
+        prefer_ddl=r.get("schema.history.internal.prefer.ddl"),
+        consumer_overrides=_prefixed(raw, "schema.history.internal.consumer."),
+        producer_overrides=_prefixed(raw, "schema.history.internal.producer."),
+    )
+    if history.store == HISTORY_KAFKA:
+        if not history.kafka_topic:
+            r.problems.append("schema.history.internal.kafka.topic is required with KafkaSchemaHistory "
+                              "(or set schema.history.internal=io.debezium.storage.file.history.FileSchemaHistory)")
+        if not history.kafka_bootstrap_servers:
+            r.problems.append("schema.history.internal.kafka.bootstrap.servers is required with KafkaSchemaHistory")
+    if history.store == HISTORY_FILE and not history.file_filename:
+        r.problems.append("schema.history.internal.file.filename is required with FileSchemaHistory")
+
+    offsets = _offset_settings(raw, r, default_offsets_file)
+    if not kafka.bootstrap_servers():
+        r.problems.append("the Kafka bootstrap servers are missing: set debezium.sink.kafka.producer.bootstrap.servers "
+                          "(Debezium Server properties) or pass --kafka HOST:PORT")
+    connector_class = raw.get("connector.class", "")
+    if connector_class and not connector_class.endswith(("MySqlConnector", "MariaDbConnector")):
+        r.problems.append(f"connector.class={connector_class!r}: binlog-cdc implements the MySQL/MariaDB connector only")
+
+    settings = Settings(
+        name=name,
+        topics=topics,
+        database=database,
+        filters=filters,
+        events=events,
+        snapshot=snapshot,
+        history=history,
+        offsets=offsets,
+        kafka=kafka,
+        heartbeat_interval_ms=r.get("heartbeat.interval.ms"),
+        heartbeat_action_query=r.get("heartbeat.action.query"),
+        max_batch_size=r.get("max.batch.size"),
+        max_queue_size=r.get("max.queue.size"),
+        max_queue_size_in_bytes=r.get("max.queue.size.in.bytes"),
+        errors_max_retries=r.get("errors.max.retries"),
+        message_key_columns=r.get("message.key.columns"),
+        raw=dict(raw),
+    )
+    if r.problems:
+        raise ConfigError(r.problems)
+    return settings
+
+
+def _prefixed(raw: dict[str, str], prefix: str) -> dict[str, str]:
+    return {k[len(prefix):]: v for k, v in raw.items() if k.startswith(prefix)}
+
+
+_HISTORY_ALIASES = {
+    "kafkaschemahistory": HISTORY_KAFKA,
+    "fileschemahistory": HISTORY_FILE,
+    "memoryschemahistory": HISTORY_MEMORY,
+}
+
+
+def _history_store(text: str, r: _Reader) -> str:
+    short = text.rsplit(".", 1)[-1].lower()
+    if short in _HISTORY_ALIASES:
+        return _HISTORY_ALIASES[short]
+    r.problems.append(f"schema.history.internal={text!r} is not supported; use {HISTORY_KAFKA} or {HISTORY_FILE}")
+    return HISTORY_MEMORY
+
+
+_OFFSET_ALIASES = {
+    "fileoffsetbackingstore": OFFSETS_FILE,
+    "kafkaoffsetbackingstore": OFFSETS_KAFKA,
+    "memoryoffsetbackingstore": OFFSETS_MEMORY,
+}
+
+
+def _offset_settings(raw: dict[str, str], r: _Reader, default_file: str | None) -> OffsetSettings:
+    cls = raw.get("offset.storage")
+    if cls:
+        store = _OFFSET_ALIASES.get(cls.rsplit(".", 1)[-1].lower())
+        if store is None:
+            r.problems.append(f"offset.storage={cls!r} is not supported; use {OFFSETS_FILE} or {OFFSETS_KAFKA}")
+            store = OFFSETS_MEMORY
+    elif raw.get("offset.storage.file.filename"):
+        store = OFFSETS_FILE
+    elif raw.get("offset.storage.topic"):
+        store = OFFSETS_KAFKA
+    elif default_file:
+        store = OFFSETS_FILE
+    else:
+        store = OFFSETS_KAFKA
+    settings = OffsetSettings(
+        store=store,
+        file_filename=raw.get("offset.storage.file.filename") or (default_file if store == OFFSETS_FILE else None),
+        topic=raw.get("offset.storage.topic") or ("connect-offsets" if store == OFFSETS_KAFKA else None),
+        partitions=r.get("offset.storage.partitions"),
+        replication_factor=r.get("offset.storage.replication.factor"),
+        flush_interval_ms=r.get("offset.flush.interval.ms"),
+        flush_timeout_ms=r.get("offset.flush.timeout.ms"),
+    )
+    if store == OFFSETS_FILE and not settings.file_filename:
+        r.problems.append("offset.storage.file.filename is required with FileOffsetBackingStore")
+    return settings
+
+
+def all_field_names() -> list[str]:
+    return [f.name for f in FIELDS]

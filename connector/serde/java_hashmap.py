@@ -1,0 +1,41 @@
+"""Key order of a `java.util.HashMap`, which decides how Debezium's offset maps are serialized.
+
+Debezium builds offsets and history `position` objects as HashMaps, so their JSON key order is the
+map's bucket order: bucket = spread(String.hashCode) & (capacity - 1), capacity 16 doubled while
+size > 0.75 * capacity; within a bucket, insertion order (a resize keeps the relative order).
+Treeified buckets (8+ colliding keys) never happen with offset keys.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+
+def java_string_hash(text: str) -> int:
+    h = 0
+    # Java hashes UTF-16 code units; offset keys are ASCII, but be exact for any text.
+    data = text.encode("utf-16-be")
+    for i in range(0, len(data), 2):
+        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
+    return h
+
+
+def _bucket(key: str, capacity: int) -> int:
+    h = java_string_hash(key)
+    return (h ^ (h >> 16)) & (capacity - 1)
+
+
+def hashmap_order(keys: Iterable[str], initial_capacity: int = 16) -> list[str]:
+    """Iteration order of a HashMap into which `keys` were put in this order."""
+    ordered = list(keys)
+    capacity = initial_capacity
+    while len(ordered) > capacity * 0.75:
+        capacity *= 2
+    indexed = [(_bucket(k, capacity), i, k) for i, k in enumerate(ordered)]
+    indexed.sort()
+    return [k for _, _, k in indexed]
+
+
+def as_hashmap(mapping: Mapping[str, Any]) -> dict[str, Any]:
+    """A dict with `mapping`'s items re-ordered as a Java HashMap built from them would iterate."""
+    return {k: mapping[k] for k in hashmap_order(mapping.keys())}
