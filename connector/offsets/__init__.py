@@ -1,0 +1,37 @@
+"""Source offsets: which are safe to commit (tracker), when to commit (committer), where (stores).
+
+Flow: every record handed to the KafkaWriter is `track`ed with the offset it carries; its delivery callback
+`ack`s it; the committer saves `committable()` (newest offset with all earlier records acked) to a store.
+"""
+
+from connector.offsets.committer import Flushable, OffsetCommitter
+from connector.offsets.file_store import FileOffsetStore, read_offsets_file, write_offsets_file
+from connector.offsets.kafka_store import CONNECT_DEFAULT_PARTITIONS, KafkaOffsetStore
+from connector.offsets.memory_store import MemoryOffsetStore
+from connector.offsets.store import (
+    OffsetFlushTimeout,
+    OffsetStore,
+    OffsetStoreError,
+    parse_offset,
+    partition_key,
+    render_offset,
+)
+from connector.offsets.tracker import OffsetTracker
+
+__all__ = [
+    "CONNECT_DEFAULT_PARTITIONS",
+    "FileOffsetStore",
+    "Flushable",
+    "KafkaOffsetStore",
+    "MemoryOffsetStore",
+    "OffsetCommitter",
+    "OffsetFlushTimeout",
+    "OffsetStore",
+    "OffsetStoreError",
+    "OffsetTracker",
+    "parse_offset",
+    "partition_key",
+    "read_offsets_file",
+    "render_offset",
+    "write_offsets_file",
+]

@@ -1,0 +1,156 @@
+"""Plain SQL connections to the source server: what it is, how its binlog is set up, where it is.
+
+Every check that can stop the connector says which setting is wrong and how to fix it.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+import pymysql
+import pymysql.cursors
+
+from connector.binlog.position import BinlogPosition
+from connector.binlog.reader import ConnectionParams
+from connector.errors import ServerSetupError, SourceConnectionError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    version: str
+    is_mariadb: bool
+    gtid_mode: bool
+    server_uuid: str | None
+    binlog_format: str
+    binlog_row_image: str
+    binlog_row_metadata: str | None
+    binlog_checksum: str
+    log_bin: bool
+    transaction_compression: bool
+
+    @property
+    def flavor(self) -> str:
+        return "mariadb" if self.is_mariadb else "mysql"
+
+
+@dataclass(frozen=True)
+class BinlogStatus:
+    position: BinlogPosition
+    executed_gtid_set: str | None
+
+
+def connect(params: ConnectionParams, database: str | None = None, autocommit: bool = True,
+            cursorclass: type = pymysql.cursors.Cursor) -> pymysql.connections.Connection:
+    kwargs = params.pymysql_kwargs()
+    kwargs.update(autocommit=autocommit, cursorclass=cursorclass)
+    if database:
+        kwargs["database"] = database
+    try:
+        return pymysql.connect(**kwargs)
+    except pymysql.err.OperationalError as exc:
+        code = exc.args[0] if exc.args else 0
+        if code in (1045, 1698):
+            raise ServerSetupError(
+                f"cannot log in to {params.host}:{params.port} as {params.user!r}: {exc.args[1]}; "
+                f"check database.user/database.password") from None
+        raise SourceConnectionError(
+            f"cannot connect to {params.host}:{params.port}: {exc.args[-1]}; check database.hostname/database.port "
+            f"and that the server is running") from None
+
+
+def _variables(conn: pymysql.connections.Connection, names: list[str]) -> dict[str, str]:
+    with conn.cursor() as cur:
+        placeholders = ",".join(["%s"] * len(names))
+        cur.execute(f"SHOW GLOBAL VARIABLES WHERE Variable_name IN ({placeholders})", names)
+        return {row[0].lower(): str(row[1]) for row in cur.fetchall()}
+
+
+def server_info(conn: pymysql.connections.Connection) -> ServerInfo:
+    names = ["version", "version_comment", "gtid_mode", "server_uuid", "binlog_format", "binlog_row_image",
+             "binlog_row_metadata", "binlog_checksum", "log_bin", "binlog_transaction_compression"]
+    v = _variables(conn, names)
+    version = v.get("version", "")
+    is_mariadb = "mariadb" in (version + v.get("version_comment", "")).lower()
+    return ServerInfo(
+        version=version,
+        is_mariadb=is_mariadb,
+        gtid_mode=(not is_mariadb) and v.get("gtid_mode", "OFF").upper() == "ON",
+        server_uuid=v.get("server_uuid"),
+        binlog_format=v.get("binlog_format", "").upper(),
+        binlog_row_image=v.get("binlog_row_image", "").upper(),
+        binlog_row_metadata=v.get("binlog_row_metadata"),
+        binlog_checksum=v.get("binlog_checksum", "NONE").upper(),
+        log_bin=v.get("log_bin", "OFF").upper() in ("ON", "1"),
+        transaction_compression=v.get("binlog_transaction_compression", "OFF").upper() == "ON",
+    )
+
+
+def check_server(info: ServerInfo) -> None:
+    """Refuse to start on a server whose binlog cannot give Debezium-equivalent events."""
+    problems = []
+    if not info.log_bin:
+        problems.append("the binary log is off: start the server with log_bin (e.g. --log-bin=mysql-bin)")
+    if info.binlog_format != "ROW":
+        problems.append(f"binlog_format is {info.binlog_format or 'unknown'}, not ROW: "
+                        f"SET GLOBAL binlog_format='ROW' (and in the server config)")
+    if info.binlog_row_image != "FULL":
+        problems.append(f"binlog_row_image is {info.binlog_row_image or 'unknown'}, not FULL: "
+                        f"SET GLOBAL binlog_row_image='FULL' (and in the server config)")
+    if info.transaction_compression:
+        problems.append("binlog_transaction_compression=ON: compressed transaction payloads are not decoded yet; "
+                        "SET GLOBAL binlog_transaction_compression=OFF")
+    if problems:
+        raise ServerSetupError("the source server is not set up for change data capture:\n  - " + "\n  - ".join(problems))
+    if (info.binlog_row_metadata or "").upper() != "FULL":
+        log.warning("binlog_row_metadata=%s: FULL is recommended (SET GLOBAL binlog_row_metadata='FULL') so ENUM/SET "
+                    "values and column charsets travel with the row events", info.binlog_row_metadata)
+
+
+def check_privileges(conn: pymysql.connections.Connection, user: str) -> None:
+    with conn.cursor() as cur:
+        cur.execute("SHOW GRANTS FOR CURRENT_USER()")
+        grants = " ".join(str(r[0]).upper() for r in cur.fetchall())
+    if "ALL PRIVILEGES ON *.*" in grants:
+        return
+    needed = ["REPLICATION SLAVE", "REPLICATION CLIENT"]
+    alternatives = {"REPLICATION SLAVE": ("REPLICATION SLAVE", "REPLICATION REPLICA"),
+                    "REPLICATION CLIENT": ("REPLICATION CLIENT", "BINLOG MONITOR", "SLAVE MONITOR")}
+    missing = [p for p in needed if not any(a in grants for a in alternatives[p])]
+    if missing:
+        raise ServerSetupError(
+            f"user {user!r} lacks {', '.join(missing)}: GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, "
+            f"REPLICATION CLIENT ON *.* TO {user!r}@'%'")
+
+
+def binlog_status(conn: pymysql.connections.Connection) -> BinlogStatus:
+    """Current write position: `SHOW BINARY LOG STATUS` (MySQL 8.2+), else `SHOW MASTER STATUS`."""
+    with conn.cursor(pymysql.cursors.DictCursor) as cur:
+        try:
+            cur.execute("SHOW BINARY LOG STATUS")
+        except pymysql.err.ProgrammingError:
+            cur.execute("SHOW MASTER STATUS")
+        row = cur.fetchone()
+    if not row:
+        raise ServerSetupError("SHOW MASTER STATUS returned nothing: the binary log is off; start the server with log_bin")
+    gtids = row.get("Executed_Gtid_Set")
+    return BinlogStatus(BinlogPosition(row["File"], int(row["Position"])),
+                        gtids.replace("\n", "") if gtids else None)
+
+
+def binary_logs(conn: pymysql.connections.Connection) -> list[tuple[str, int]]:
+    with conn.cursor() as cur:
+        cur.execute("SHOW BINARY LOGS")
+        return [(r[0], int(r[1])) for r in cur.fetchall()]
+
+
+def check_position_available(conn: pymysql.connections.Connection, position: BinlogPosition) -> None:
+    files = [name for name, _ in binary_logs(conn)]
+    if position.file not in files:
+        first = files[0] if files else "none"
+        raise ServerSetupError(
+            f"the stored binlog position {position} is no longer on the server (oldest binlog: {first}); "
+            f"the binlog was purged while the connector was stopped. Set snapshot.mode=when_needed to take a new "
+            f"snapshot, or delete the stored offsets to start over")

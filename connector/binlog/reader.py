@@ -1,0 +1,141 @@
+"""The replication connection: python-mysql-replication for the protocol, our own positions.
+
+It yields the library's event objects together with the binlog coordinates Debezium needs (file,
+start position of the event, position of the next event). It decodes nothing more: deciding what
+an event means is `streaming.py`'s job.
+
+Library behaviours we deliberately work around (python-mysql-replication.md §4.2):
+- B2/B4: its silent reconnect resumes at the last *event* (mid-transaction: rows dropped, or GTID
+  duplicates). We turn it off and reconnect from our own transaction-boundary offset instead.
+- B3: `is_mariadb=True` ignores file/pos. We connect MariaDB with the MySQL dump command; the library
+  always sets `@mariadb_slave_capability=4`, so MariaDB sends its native GTID events, which mark
+  transaction starts.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+import pymysql
+from pymysqlreplication import BinLogStreamReader
+from pymysqlreplication import binlogstream as _binlogstream
+from pymysqlreplication.event import (
+    FormatDescriptionEvent,
+    GtidEvent,
+    HeartbeatLogEvent,
+    MariadbAnnotateRowsEvent,
+    MariadbGtidEvent,
+    QueryEvent,
+    RotateEvent,
+    RowsQueryLogEvent,
+    StopEvent,
+    XAPrepareEvent,
+    XidEvent,
+)
+from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateRowsEvent, WriteRowsEvent
+
+from connector.binlog.position import BinlogPosition
+
+log = logging.getLogger(__name__)
+
+# See module docstring (B2/B4): errors must reach us so we restart from a transaction boundary.
+_binlogstream.MYSQL_EXPECTED_ERROR_CODES = []
+
+EVENT_TYPES = [
+    QueryEvent, XidEvent, GtidEvent, MariadbGtidEvent, TableMapEvent, WriteRowsEvent, UpdateRowsEvent,
+    DeleteRowsEvent, RotateEvent, HeartbeatLogEvent, FormatDescriptionEvent, StopEvent, RowsQueryLogEvent,
+    MariadbAnnotateRowsEvent, XAPrepareEvent,
+]
+
+
+@dataclass(frozen=True)
+class ConnectionParams:
+    host: str
+    port: int
+    user: str
+    password: str
+    connect_timeout_s: float = 30.0
+
+    def pymysql_kwargs(self) -> dict[str, Any]:
+        return {
+            "host": self.host,
+            "port": self.port,
+            "user": self.user,
+            "passwd": self.password,
+            "connect_timeout": max(1, int(self.connect_timeout_s)),
+            "charset": "utf8mb4",
+        }
+
+
+@dataclass
+class PositionedEvent:
+    """A library event with its coordinates: `start` is where the event begins, `next_pos` where the next one does."""
+
+    event: Any
+    file: str
+    start: int
+    next_pos: int
+    timestamp: int
+    server_id: int
+
+
+class BinlogReader:
+    def __init__(self, params: ConnectionParams, server_id: int, start: BinlogPosition,
+                 heartbeat_interval_s: float = 1.0) -> None:
+        self._params = params
+        self._server_id = server_id
+        self._start = start
+        self._heartbeat_s = heartbeat_interval_s
+        self._stream: BinLogStreamReader | None = None
+        self.file = start.file
+        self.next_pos = start.pos
+
+    def open(self) -> None:
+        settings = self._params.pymysql_kwargs()
+        # A read timeout well above the heartbeat interval turns a dead server into an error, not a hang.
+        settings["read_timeout"] = max(30, int(self._heartbeat_s * 10))
+        self._stream = BinLogStreamReader(
+            connection_settings=settings,
+            server_id=self._server_id,
+            resume_stream=True,
+            blocking=True,
+            log_file=self._start.file,
+            log_pos=self._start.pos,
+            only_events=EVENT_TYPES,
+            slave_heartbeat=self._heartbeat_s,
+            enable_logging=False,
+        )
+        log.info("binlog reader connecting at %s", self._start)
+
+    def events(self) -> Iterator[PositionedEvent]:
+        if self._stream is None:
+            self.open()
+        assert self._stream is not None
+        for event in self._stream:
+            packet = event.packet
+            log_pos = packet.log_pos
+            if isinstance(event, RotateEvent):
+                self.file = event.next_binlog
+                self.next_pos = event.position
+                yield PositionedEvent(event, self.file, event.position, event.position, event.timestamp,
+                                      packet.server_id)
+                continue
+            if isinstance(event, HeartbeatLogEvent):
+                # A heartbeat's log_pos is the end of the binlog the server has sent so far.
+                yield PositionedEvent(event, self.file, self.next_pos, self.next_pos, event.timestamp,
+                                      packet.server_id)
+                continue
+            start = log_pos - event.event_size if log_pos else self.next_pos
+            if log_pos:
+                self.next_pos = log_pos
+            yield PositionedEvent(event, self.file, start, self.next_pos, event.timestamp, packet.server_id)
+
+    def close(self) -> None:
+        if self._stream is not None:
+            try:
+                self._stream.close()
+            except (pymysql.Error, OSError):
+                pass
+            self._stream = None

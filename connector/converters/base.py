@@ -1,0 +1,62 @@
+"""Shared types of the converter families: settings, the per-family result and the per-column result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from connector.config.modes import (
+    BigIntUnsignedHandlingMode,
+    BinaryHandlingMode,
+    DecimalHandlingMode,
+    TimePrecisionMode,
+)
+from connector.serde.connect_schema import ConnectSchema
+from schema_history.model import Column
+
+__all__ = ["ValueSettings", "Kind", "ColumnConverter", "UnsupportedColumnType", "ValueFn", "DefaultFn", "unsigned"]
+
+ValueFn = Callable[[Any], Any]
+DefaultFn = Callable[[str, Column], Any]
+
+
+class UnsupportedColumnType(ValueError):
+    """A column type no converter family handles (Terminal: configuration or code must change)."""
+
+
+@dataclass(frozen=True)
+class ValueSettings:
+    """The Debezium properties that change how column values are represented."""
+
+    decimal_mode: DecimalHandlingMode = DecimalHandlingMode.PRECISE
+    time_precision_mode: TimePrecisionMode = TimePrecisionMode.ADAPTIVE_TIME_MICROSECONDS
+    bigint_unsigned_mode: BigIntUnsignedHandlingMode = BigIntUnsignedHandlingMode.LONG
+    binary_mode: BinaryHandlingMode = BinaryHandlingMode.BYTES
+    include_schema_comments: bool = False
+    # enable.time.adjuster: 2-digit YEAR values 0-69 → 2000-2069, 70-99 → 1970-1999
+    enable_time_adjuster: bool = True
+
+
+@dataclass(frozen=True)
+class Kind:
+    """What a type family decides for one column: base schema (not yet optional/default/doc) + functions.
+
+    A function of None means identity (the decoded value already is the Connect value).
+    """
+
+    schema: ConnectSchema
+    from_binlog: ValueFn | None
+    from_snapshot: ValueFn | None
+    parse_default: DefaultFn | None
+
+
+@dataclass(frozen=True)
+class ColumnConverter:
+    name: str
+    schema: ConnectSchema
+    from_binlog: ValueFn | None
+    from_snapshot: ValueFn | None
+
+
+def unsigned(column: Column) -> bool:
+    return " UNSIGNED" in column.type_name.upper()

@@ -1,0 +1,110 @@
+"""Integer, boolean and floating-point columns (Debezium `BinlogValueConverters` + `JdbcValueConverters`).
+
+Connect types follow the MySQL connector: TINYINT (signed or not) and SMALLINT → int16, SMALLINT
+UNSIGNED / MEDIUMINT / INT → int32, INT UNSIGNED / BIGINT → int64, BIGINT UNSIGNED → int64 in `long`
+mode (values above 2^63-1 wrap to negative, as Java's `long` does) or Decimal(20,0) in `precise` mode.
+FLOAT → float32 (printed with Float.toString), DOUBLE/REAL → float64.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+from connector.config.modes import BigIntUnsignedHandlingMode
+from connector.converters.base import Kind, ValueSettings, unsigned
+from connector.serde.connect_schema import DECIMAL_NAME, ConnectSchema, Type
+from connector.serde.java_text import to_float32
+from schema_history.model import Column
+
+_INT_TYPES: dict[tuple[str, bool], Type] = {
+    ("TINYINT", False): Type.INT16,
+    ("TINYINT", True): Type.INT16,
+    ("INT1", False): Type.INT16,
+    ("INT1", True): Type.INT16,
+    ("SMALLINT", False): Type.INT16,
+    ("INT2", False): Type.INT16,
+    ("SMALLINT", True): Type.INT32,
+    ("INT2", True): Type.INT32,
+    ("MEDIUMINT", False): Type.INT32,
+    ("MEDIUMINT", True): Type.INT32,
+    ("MIDDLEINT", False): Type.INT32,
+    ("MIDDLEINT", True): Type.INT32,
+    ("INT3", False): Type.INT32,
+    ("INT3", True): Type.INT32,
+    ("INT", False): Type.INT32,
+    ("INTEGER", False): Type.INT32,
+    ("INT4", False): Type.INT32,
+    ("INT", True): Type.INT64,
+    ("INTEGER", True): Type.INT64,
+    ("INT4", True): Type.INT64,
+    ("BIGINT", False): Type.INT64,
+    ("INT8", False): Type.INT64,
+}
+
+_TWO_64 = 1 << 64
+_MAX_LONG = (1 << 63) - 1
+
+
+def _wrap_long(value: int) -> int:
+    return value - _TWO_64 if value > _MAX_LONG else value
+
+
+def _int_default(expr: str, column: Column) -> Any:
+    text = expr.strip().strip("'")
+    if not text or text.upper() == "NULL":
+        return None
+    return int(Decimal(text))
+
+
+def integer(column: Column, settings: ValueSettings) -> Kind:
+    from connector.converters.registry import base_type_name
+
+    base = base_type_name(column)
+    is_unsigned = unsigned(column)
+    if base in ("BIGINT", "INT8", "SERIAL") and (is_unsigned or base == "SERIAL"):
+        if settings.bigint_unsigned_mode is BigIntUnsignedHandlingMode.PRECISE:
+            schema = ConnectSchema(Type.BYTES, name=DECIMAL_NAME, version=1,
+                                   parameters=(("scale", "0"), ("connect.decimal.precision", "20")))
+            return Kind(schema, Decimal, Decimal, lambda e, c: _opt(Decimal, _int_default(e, c)))
+        return Kind(ConnectSchema(Type.INT64), _wrap_long, _wrap_long,
+                    lambda e, c: _opt(_wrap_long, _int_default(e, c)))
+    connect_type = _INT_TYPES.get((base, is_unsigned), Type.INT64 if is_unsigned else Type.INT32)
+    return Kind(ConnectSchema(connect_type), None, None, _int_default)
+
+
+def _opt(fn: Any, value: Any) -> Any:
+    return None if value is None else fn(value)
+
+
+def _to_bool(value: Any) -> bool:
+    if isinstance(value, (bytes, bytearray)):
+        return any(value)
+    return bool(int(value)) if not isinstance(value, bool) else value
+
+
+def _bool_default(expr: str, column: Column) -> Any:
+    text = expr.strip().strip("'").upper()
+    if text in ("", "NULL"):
+        return None
+    return text in ("1", "TRUE", "B'1'") or (text.isdigit() and int(text) != 0)
+
+
+def boolean(column: Column, settings: ValueSettings) -> Kind:
+    return Kind(ConnectSchema(Type.BOOLEAN), _to_bool, _to_bool, _bool_default)
+
+
+def _float_default(expr: str, column: Column) -> Any:
+    text = expr.strip().strip("'")
+    return None if not text or text.upper() == "NULL" else float(text)
+
+
+def floating(column: Column, settings: ValueSettings) -> Kind:
+    from connector.converters.registry import base_type_name
+
+    base = base_type_name(column)
+    # FLOAT(p) with p > 24 is a double in MySQL; plain FLOAT / FLOAT(M,D) are single precision.
+    single = base in ("FLOAT", "FLOAT4") and (column.length is None or column.scale is not None or column.length <= 24)
+    if single:
+        return Kind(ConnectSchema(Type.FLOAT32), None, to_float32, _float_default)
+    return Kind(ConnectSchema(Type.FLOAT64), float, float, _float_default)

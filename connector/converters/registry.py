@@ -1,0 +1,85 @@
+"""Column → converter, resolved once per column of a table version (style.md §2.3).
+
+`resolve(column, settings)` picks the type family from Debezium's type name (the table below, not an
+if-chain), then builds a `ColumnConverter`: the Connect field schema (semantic type of
+debezium-contract.md §d5, `optional` from nullability, `default` from the DDL default converted the
+way `MySqlDefaultValueConverter` does, `doc` from the comment when include.schema.comments) and two
+value functions, `from_binlog` (values as python-mysql-replication 1.0.17 decodes them) and
+`from_snapshot` (values as PyMySQL returns them with `snapshot_conv.pymysql_conversions()`).
+Both functions receive non-None values only; None stays None (the row code skips the call).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Callable
+
+from connector.converters import binary, bits, decimal, enum_set, json_type, numeric, spatial, temporal, text
+from connector.converters.base import ColumnConverter, Kind, UnsupportedColumnType, ValueSettings
+from schema_history.model import Column
+
+__all__ = ["resolve", "ColumnConverter", "ValueSettings", "UnsupportedColumnType", "base_type_name"]
+
+Factory = Callable[[Column, ValueSettings], Kind]
+
+# Debezium type name without UNSIGNED/ZEROFILL → family factory.
+_FAMILIES: dict[str, Factory] = {
+    **{name: numeric.integer for name in ("TINYINT", "SMALLINT", "MEDIUMINT", "INT", "INTEGER", "BIGINT",
+                                           "INT1", "INT2", "INT3", "INT4", "INT8", "MIDDLEINT", "SERIAL")},
+    "BOOLEAN": numeric.boolean,
+    "BOOL": numeric.boolean,
+    "FLOAT": numeric.floating,
+    "FLOAT4": numeric.floating,
+    "DOUBLE": numeric.floating,
+    "DOUBLE PRECISION": numeric.floating,
+    "FLOAT8": numeric.floating,
+    "REAL": numeric.floating,
+    "DECIMAL": decimal.decimal,
+    "NUMERIC": decimal.decimal,
+    "DEC": decimal.decimal,
+    "FIXED": decimal.decimal,
+    "BIT": bits.bit,
+    **{name: text.string for name in ("CHAR", "VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT", "NCHAR",
+                                       "NVARCHAR", "NATIONAL CHAR", "NATIONAL VARCHAR", "CHARACTER",
+                                       "CHARACTER VARYING", "LONG", "LONG VARCHAR", "INET4", "INET6", "UUID")},
+    **{name: binary.binary for name in ("BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB",
+                                         "LONG VARBINARY")},
+    "DATE": temporal.date,
+    "TIME": temporal.time,
+    "DATETIME": temporal.datetime_,
+    "TIMESTAMP": temporal.timestamp,
+    "YEAR": temporal.year,
+    "JSON": json_type.json_,
+    "ENUM": enum_set.enum,
+    "SET": enum_set.set_,
+    **{name: spatial.geometry for name in ("GEOMETRY", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING",
+                                            "MULTIPOLYGON", "GEOMETRYCOLLECTION", "GEOMCOLLECTION")},
+    "POINT": spatial.point,
+}
+
+
+def base_type_name(column: Column) -> str:
+    """`BIGINT UNSIGNED ZEROFILL` → `BIGINT`."""
+    name = column.type_name.upper()
+    for suffix in (" ZEROFILL", " UNSIGNED", " SIGNED"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return name
+
+
+def resolve(column: Column, settings: ValueSettings) -> ColumnConverter:
+    factory = _FAMILIES.get(base_type_name(column))
+    if factory is None:
+        raise UnsupportedColumnType(
+            f"column {column.name!r}: type {column.type_name!r} has no converter; "
+            "exclude the column (column.exclude.list) or report the type"
+        )
+    kind = factory(column, settings)
+    schema = replace(kind.schema, optional=column.optional)
+    if settings.include_schema_comments and column.comment:
+        schema = replace(schema, doc=column.comment)
+    if column.default_value_expression is not None and kind.parse_default is not None:
+        default = kind.parse_default(column.default_value_expression, column)
+        if default is not None:
+            schema = replace(schema, default=default)
+    return ColumnConverter(column.name, schema, kind.from_binlog, kind.from_snapshot)

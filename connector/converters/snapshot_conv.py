@@ -1,0 +1,27 @@
+"""The PyMySQL `conv` mapping the snapshot must use so that `from_snapshot` converters see exact values.
+
+PyMySQL's `conv` holds both encoders (keyed by Python type, kept as is) and decoders (keyed by
+FIELD_TYPE). Integers, floats and DECIMAL keep PyMySQL's decoders (int/float/Decimal are exact for
+them); DATE/TIME/DATETIME/TIMESTAMP decoders are removed so the server's text arrives unchanged
+(exact, no Python datetime range limits or zero-date surprises, and cheaper than building objects);
+strings, BIT, BLOB and JSON stay as PyMySQL decodes them (str for character data, bytes for binary).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pymysql import converters
+from pymysql.constants import FIELD_TYPE
+
+__all__ = ["pymysql_conversions"]
+
+_RAW_TEXT = (FIELD_TYPE.DATE, FIELD_TYPE.NEWDATE, FIELD_TYPE.TIME, FIELD_TYPE.DATETIME, FIELD_TYPE.TIMESTAMP)
+
+
+def pymysql_conversions() -> dict[Any, Any]:
+    """A fresh dict for `pymysql.connect(conv=...)`; the session must also `SET time_zone='+00:00'`."""
+    conv = dict(converters.conversions)
+    for field_type in _RAW_TEXT:
+        conv.pop(field_type, None)
+    return conv

@@ -1,0 +1,290 @@
+"""The composition root: builds every object from `Settings`, runs the snapshot, then streams.
+
+Order follows Debezium's `ChangeEventSourceCoordinator`: check the server, load offsets, recover the
+schema history up to them, snapshot if the mode says so, then stream from the snapshot's (or the
+stored) position. Offsets are committed only once Kafka acknowledged every record they cover.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pymysql
+
+from connector.binlog import connection as dbconn
+from connector.binlog.gtid import GtidSet
+from connector.binlog.position import BinlogPosition, SourceOffset
+from connector.binlog.reader import BinlogReader, ConnectionParams
+from connector.config.loaders import LoadedConfig
+from connector.config.modes import SnapshotMode
+from connector.config.settings import OFFSETS_FILE, OFFSETS_KAFKA, Settings
+from connector.converters.base import ValueSettings
+from connector.converters.snapshot_conv import pymysql_conversions
+from connector.dispatcher import Dispatcher
+from connector.errors import RetriableError, ServerSetupError, TerminalError
+from connector.filters import TableFilter
+from connector.kafka_writer import KafkaWriter
+from connector.offsets.file_store import FileOffsetStore
+from connector.offsets.store import OffsetStore, partition_key
+from connector.offsets.tracker import OffsetTracker
+from connector.schema_tracker import build_schema_tracker
+from connector.shutdown import ShutdownToken
+from connector.status import StatusFile
+from connector.streaming import ResumePoint, StreamingHandler, StreamingState
+from connector.table_schema import TableSchemaBuilder
+from snapshot.initial import InitialSnapshot
+
+log = logging.getLogger(__name__)
+
+SNAPSHOT_DATA_MODES = {SnapshotMode.INITIAL, SnapshotMode.INITIAL_ONLY, SnapshotMode.ALWAYS, SnapshotMode.WHEN_NEEDED}
+
+
+def connection_params(settings: Settings) -> ConnectionParams:
+    db = settings.database
+    return ConnectionParams(db.hostname, db.port, db.user, db.password.reveal(), db.connect_timeout_ms / 1000)
+
+
+def make_offset_store(settings: Settings) -> OffsetStore:
+    key = partition_key(settings.name, settings.topics.prefix)
+    if settings.offsets.store == OFFSETS_FILE:
+        assert settings.offsets.file_filename
+        path = Path(settings.offsets.file_filename)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return FileOffsetStore(path, key)
+    if settings.offsets.store == OFFSETS_KAFKA:
+        from connector.offsets.kafka_store import KafkaOffsetStore
+
+        return KafkaOffsetStore.from_settings(settings, key)  # type: ignore[attr-defined]
+    from connector.offsets.memory_store import MemoryOffsetStore
+
+    return MemoryOffsetStore()
+
+
+def value_settings(settings: Settings) -> ValueSettings:
+    ev = settings.events
+    return ValueSettings(
+        decimal_mode=ev.decimal_handling_mode,
+        time_precision_mode=ev.time_precision_mode,
+        bigint_unsigned_mode=ev.bigint_unsigned_handling_mode,
+        binary_mode=ev.binary_handling_mode,
+        include_schema_comments=ev.include_schema_comments,
+        enable_time_adjuster=ev.enable_time_adjuster,
+    )
+
+
+@dataclass
+class Committer:
+    """Saves the newest fully-acknowledged offset, at most every `interval_s`."""
+
+    tracker: OffsetTracker
+    store: OffsetStore
+    interval_s: float
+    _version: int = -1
+    _last: float = 0.0
+    committed: dict[str, Any] | None = None
+
+    def maybe_commit(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._last < self.interval_s:
+            return
+        version, offset = self.tracker.committable_versioned()
+        if offset is None or version == self._version:
+            return
+        self.store.save(offset)
+        self._version = version
+        self._last = now
+        self.committed = offset
+
+
+class Daemon:
+    def __init__(self, loaded: LoadedConfig, token: ShutdownToken, status_path: Path | None = None) -> None:
+        self.loaded = loaded
+        self.settings = loaded.settings()
+        self.token = token
+        self.status = StatusFile(status_path)
+        self.phase = "starting"
+        self.reader: BinlogReader | None = None
+
+    # ---------------------------------------------------------------- wiring
+    def run(self) -> int:
+        s = self.settings
+        for warning in self.loaded.warnings:
+            log.warning("%s", warning)
+        log.info("binlog-cdc starting: topic.prefix=%s database=%s:%s", s.topics.prefix, s.database.hostname,
+                 s.database.port)
+        params = connection_params(s)
+        ctl = dbconn.connect(params)
+        info = dbconn.server_info(ctl)
+        dbconn.check_server(info)
+        dbconn.check_privileges(ctl, s.database.user)
+        log.info("source server %s (%s), gtid_mode=%s", info.version, info.flavor, info.gtid_mode)
+
+        offsets = make_offset_store(s)
+        stored = offsets.load()
+        table_filter = TableFilter(s.filters)
+        schema = build_schema_tracker(s, table_filter)
+        writer = KafkaWriter(s.kafka.producer, max_in_flight_records=max(1, s.max_queue_size),
+                             should_stop=None)
+        tracker = OffsetTracker()
+        builder = TableSchemaBuilder(s.topics.prefix, value_settings(s), schemas_enable=s.kafka.value_schemas_enable)
+        dispatcher = Dispatcher(s, schema, builder, writer, tracker, table_filter)
+        committer = Committer(tracker, offsets, s.offsets.flush_interval_ms / 1000)
+        self._writer, self._dispatcher, self._committer = writer, dispatcher, committer
+        try:
+            offset = self._start_offset(stored, ctl, info, schema, table_filter, dispatcher, params)
+            self._flush_and_commit()
+            if s.snapshot.mode == SnapshotMode.INITIAL_ONLY:
+                log.info("snapshot.mode=initial_only: snapshot done, not streaming")
+                return 0
+            if self.token.requested:
+                return 0
+            self._stream(offset, info, params, dispatcher)
+            return 0
+        finally:
+            self.phase = "stopped"
+            try:
+                self._flush_and_commit()
+            finally:
+                writer.close()
+                offsets.close()
+                schema.close()
+                ctl.close()
+                self._write_status(force=True)
+
+    def _flush_and_commit(self) -> None:
+        self._writer.flush(self.settings.offsets.flush_timeout_ms / 1000 + 30)
+        self._committer.maybe_commit(force=True)
+
+    def _write_status(self, force: bool = False) -> None:
+        reader = self.reader
+        self.status.write({
+            "phase": self.phase,
+            "binlog_file": reader.file if reader else None,
+            "binlog_pos": reader.next_pos if reader else None,
+            "records_sent": self._dispatcher.counters.records_sent,
+            "records_acked": self._dispatcher.counters.records_acked,
+            "committed_offset": self._committer.committed,
+        }, force=force)
+
+    # ---------------------------------------------------------------- snapshot or resume
+    def _start_offset(self, stored: dict[str, Any] | None, ctl: pymysql.connections.Connection,
+                      info: dbconn.ServerInfo, schema: Any, table_filter: TableFilter, dispatcher: Dispatcher,
+                      params: ConnectionParams) -> SourceOffset:
+        s = self.settings
+        mode = s.snapshot.mode
+        previous = SourceOffset.from_map(stored) if stored else None
+        if previous is not None and not previous.snapshot_in_progress and mode != SnapshotMode.ALWAYS:
+            log.info("resuming from stored offset %s", stored)
+            try:
+                dbconn.check_position_available(ctl, previous.position())
+            except ServerSetupError:
+                if mode != SnapshotMode.WHEN_NEEDED:
+                    raise
+                log.warning("stored position %s was purged; snapshot.mode=when_needed takes a new snapshot",
+                            previous.position())
+            else:
+                schema.recover(previous.to_map(include_transaction=False))
+                return previous
+        if previous is not None and previous.snapshot_in_progress:
+            log.info("the previous snapshot did not complete; starting it again")
+        if mode in (SnapshotMode.NEVER,):
+            raise ServerSetupError("snapshot.mode=never with no stored offset is not supported yet; use initial or no_data")
+        self.phase = "snapshot"
+        self._write_status(force=True)
+        schema.reset()
+        conv = pymysql_conversions()
+
+        def connect() -> pymysql.connections.Connection:
+            kwargs = params.pymysql_kwargs()
+            kwargs.update(conv=conv, autocommit=False, init_command="SET time_zone='+00:00'")
+            return pymysql.connect(**kwargs)
+
+        snap = InitialSnapshot(connect, table_filter, _SnapshotEmitter(dispatcher, self, mode),
+                               lock_timeout_ms=s.snapshot.lock_timeout_ms, use_gtids=info.gtid_mode,
+                               should_stop=lambda: self.token.requested)
+        result = snap.run()
+        # With no data (no_data mode, or empty tables) no record carries the completed offset: record it anyway.
+        dispatcher.tracker.observe(result.offset.to_map())
+        return result.offset
+
+    # ---------------------------------------------------------------- streaming
+    def _stream(self, offset: SourceOffset, info: dbconn.ServerInfo, params: ConnectionParams,
+                dispatcher: Dispatcher) -> None:
+        s = self.settings
+        self.phase = "streaming"
+        use_gtids = info.gtid_mode
+        resume = None
+        if offset.event or offset.row or offset.transaction is not None:
+            resume = ResumePoint(offset.event, offset.row, offset.transaction)
+        state = StreamingState(
+            file=offset.file, restart_pos=offset.pos, server_id=offset.server_id, ts_sec=offset.ts_sec,
+            restart_gtids=offset.gtids if use_gtids else None,
+            current_gtids=GtidSet.parse(offset.gtids) if use_gtids else None,
+            resume=resume,
+        )
+        handler = StreamingHandler(state, dispatcher, use_gtids=use_gtids, is_mariadb=info.is_mariadb,
+                                   provide_transaction_metadata=s.events.provide_transaction_metadata)
+        attempts = 0
+        while not self.token.requested:
+            start = BinlogPosition(state.file, state.restart_pos)
+            if state.in_tx:
+                # Reconnect at the transaction start and skip what was already emitted.
+                state.resume = ResumePoint(state.events, state.rows, state.tx)
+                state.in_tx = False
+            self.reader = reader = BinlogReader(params, s.database.server_id, start)
+            try:
+                reader.open()
+                self._write_status(force=True)
+                for pe in reader.events():
+                    handler.handle(pe)
+                    attempts = 0
+                    self._committer.maybe_commit()
+                    self._write_status()
+                    if self.token.requested:
+                        break
+                else:
+                    log.warning("binlog stream ended at %s:%s; reconnecting", reader.file, reader.next_pos)
+            except (pymysql.err.OperationalError, ConnectionError, OSError, RetriableError) as exc:
+                attempts += 1
+                if s.errors_max_retries >= 0 and attempts > s.errors_max_retries:
+                    raise
+                delay = min(30.0, 0.5 * 2 ** min(attempts, 6))
+                log.warning("binlog connection lost at %s:%s (%s); reconnecting from %s:%s in %.1f s (attempt %d)",
+                            reader.file, reader.next_pos, exc, state.file, state.restart_pos, delay, attempts)
+                self.token.wait(delay)
+            finally:
+                reader.close()
+        log.info("stopping: last reader position %s:%s", state.file, state.restart_pos)
+
+
+class _SnapshotEmitter:
+    """Snapshot → dispatcher, keeping the status file fresh while rows flow."""
+
+    def __init__(self, dispatcher: Dispatcher, daemon: Daemon, mode: SnapshotMode) -> None:
+        self._dispatcher = dispatcher
+        self._daemon = daemon
+        self._with_data = mode in SNAPSHOT_DATA_MODES
+
+    def schema_statement(self, database: str, ddl: str, source: Any, offset: SourceOffset) -> None:
+        self._dispatcher.schema_statement(database, ddl, source, offset)
+
+    def snapshot_row(self, table_id: Any, values: tuple, source: Any, offset: SourceOffset) -> None:
+        if self._with_data:
+            self._dispatcher.snapshot_row(table_id, values, source, offset)
+            self._daemon._committer.maybe_commit()
+            self._daemon._write_status()
+
+    def table_known(self, table_id: Any) -> bool:
+        return self._dispatcher.table_known(table_id)
+
+
+def run(loaded: LoadedConfig, token: ShutdownToken, status_path: Path | None = None) -> int:
+    try:
+        return Daemon(loaded, token, status_path).run()
+    except TerminalError as exc:
+        log.error("%s", exc)
+        return 2

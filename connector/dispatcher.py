@@ -1,0 +1,230 @@
+"""The central dispatcher: change, schema and transaction events → Kafka records with their offsets.
+
+Streaming and the snapshot only say *what happened*; this module filters, applies DDL to the schema
+history, looks up the per-table-version `TableSchema` (built once per `Table` object), renders bytes
+and hands each record to the writer together with the source offset it carries. Records produced for
+one source event (a delete and its tombstone) share one offset, which is attached to the last of them
+only, so the offset becomes committable once the whole group is acknowledged.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol, Sequence
+
+from connector import records
+from connector.binlog.position import SourceOffset, TransactionState
+from connector.config.modes import Operation
+from connector.config.settings import Settings
+from connector.envelope import PlannedEvent, TxBlock, plan_row
+from connector.errors import SchemaError
+from connector.filters import TableFilter
+from connector.kafka_writer import OutRecord
+from connector.offsets.tracker import OffsetTracker
+from connector.source_info import SnapshotMarker, SourceInfo
+from connector.streaming import EventSource, RowChange
+from connector.table_schema import TableSchema, TableSchemaBuilder
+from schema_history.changes import SchemaChange
+from schema_history.model import Table, TableId
+
+log = logging.getLogger(__name__)
+
+
+class RecordSink(Protocol):
+    def send(self, record: OutRecord, on_ack: Callable[[], None]) -> None: ...
+
+
+class SchemaTracker(Protocol):
+    """The schema history as the dispatcher needs it."""
+
+    def table(self, table_id: TableId) -> Table | None: ...
+
+    def apply(self, ddl: str, database: str, offset: dict[str, Any], snapshot: bool) -> list[SchemaChange]: ...
+
+
+@dataclass
+class DispatchCounters:
+    records_sent: int = 0
+    records_acked: int = 0
+    data_events: int = 0
+
+
+class Dispatcher:
+    def __init__(self, settings: Settings, schema: SchemaTracker, builder: TableSchemaBuilder, sink: RecordSink,
+                 tracker: OffsetTracker, table_filter: TableFilter, *, connector_name: str = "mysql",
+                 version: str | None = None, clock_ns: Callable[[], int] = time.time_ns) -> None:
+        self.settings = settings
+        self.schema = schema
+        self.builder = builder
+        self.sink = sink
+        self.tracker = tracker
+        self.filter = table_filter
+        self.counters = DispatchCounters()
+        self._clock_ns = clock_ns
+        self._events = settings.events
+        self._topics = settings.topics
+        self._connector_name = connector_name
+        self._version = version
+        header_format = records.HeaderFormat(settings.kafka.header_format)
+        self._header_format = header_format
+        self._context_headers = (
+            records.context_headers(settings.topics.prefix, str(uuid.uuid4()), header_format,
+                                    connector_name=connector_name)
+            if settings.events.extended_headers_enabled else []
+        )
+        self._key_schemas = settings.kafka.key_schemas_enable
+        self._value_schemas = settings.kafka.value_schemas_enable
+        self._table_schemas: dict[int, tuple[Table, TableSchema]] = {}
+        self._topic_cache: dict[TableId, str] = {}
+
+    # ---------------------------------------------------------------- helpers
+    def _source(self, es: EventSource, ts_ns: int | None = None) -> SourceInfo:
+        kwargs: dict[str, Any] = dict(
+            name=self._topics.prefix, ts_ns=es.ts_ms * 1_000_000 if ts_ns is None else ts_ns,
+            snapshot=SnapshotMarker(es.snapshot) if es.snapshot else None, db=es.db, table=es.table,
+            server_id=es.server_id, gtid=es.gtid, file=es.file, pos=es.pos, row=es.row, thread=es.thread,
+            query=es.query, connector=self._connector_name,
+        )
+        if self._version:
+            kwargs["version"] = self._version
+        return SourceInfo(**kwargs)
+
+    def _send(self, record: OutRecord, offset: dict[str, Any] | None) -> None:
+        seq = self.tracker.track(offset)
+        self.counters.records_sent += 1
+
+        def acked() -> None:
+            self.counters.records_acked += 1
+            self.tracker.ack(seq)
+
+        self.sink.send(record, acked)
+
+    def table_schema(self, table: Table) -> TableSchema:
+        # Tables are immutable: one TableSchema per table version, keyed by identity.
+        cached = self._table_schemas.get(id(table))
+        if cached is not None and cached[0] is table:
+            return cached[1]
+        built = self.builder.build(table)
+        self._table_schemas[id(table)] = (table, built)
+        return built
+
+    def _topic(self, table_id: TableId) -> str:
+        topic = self._topic_cache.get(table_id)
+        if topic is None:
+            topic = self._topics.data_topic(table_id.database, table_id.table)
+            self._topic_cache[table_id] = topic
+        return topic
+
+    # ---------------------------------------------------------------- filters
+    def wants_table(self, table_id: TableId) -> bool:
+        return self.filter.table_included(table_id)
+
+    def table_known(self, table_id: TableId) -> bool:
+        return self.schema.table(table_id) is not None
+
+    # ---------------------------------------------------------------- data
+    def row_change(self, change: RowChange, source: EventSource, offset: SourceOffset,
+                   tx_block: tuple[str, int, int] | None) -> None:
+        table = self.schema.table(change.table_id)
+        if table is None:
+            raise SchemaError(
+                f"rows for {change.table_id.dotted()} at {source.file}:{source.pos} but the schema history has no "
+                f"definition for that table; the history does not match the binlog (restore the history topic or "
+                f"run with snapshot.mode=recovery)")
+        ts = self.table_schema(table)
+        expected = len(table.columns)
+        for image in (change.before, change.after):
+            if image is not None and len(image) != expected:
+                raise SchemaError(
+                    f"row event for {change.table_id.dotted()} at {source.file}:{source.pos} has {len(image)} columns "
+                    f"but the schema history says {expected}; the last DDL applied to this table does not match the "
+                    f"binlog (inconsistent.schema.handling.mode=fail)")
+        before = ts.convert_binlog_row(change.before) if change.before is not None else None
+        after = ts.convert_binlog_row(change.after) if change.after is not None else None
+        tx = TxBlock(*tx_block) if tx_block is not None else None
+        self._emit_rows(ts, change.op, before, after, source, offset, tx)
+
+    def snapshot_row(self, table_id: TableId, values: tuple, source: EventSource, offset: SourceOffset) -> None:
+        table = self.schema.table(table_id)
+        assert table is not None
+        ts = self.table_schema(table)
+        after = ts.convert_snapshot_row(values)
+        self._emit_rows(ts, Operation.READ, None, after, source, offset, None)
+
+    def _emit_rows(self, ts: TableSchema, op: Operation, before: Sequence[Any] | None, after: Sequence[Any] | None,
+                   es: EventSource, offset: SourceOffset, tx: TxBlock | None) -> None:
+        events = self._events
+        if op.value in events.skipped_operations:
+            return
+        old_key = ts.key_values(before) if before is not None else None
+        new_key = ts.key_values(after) if after is not None else None
+        planned = plan_row(op, before, after, old_key, new_key, events.tombstones_on_delete)
+        source = self._source(es)
+        topic = self._topic(ts.table.id)
+        offset_map = offset.to_map()
+        now_ns = self._clock_ns()
+        for i, event in enumerate(planned):
+            self.counters.data_events += 1
+            headers = self._headers_for(ts, event)
+            key = ts.key_bytes(event.key_of) if event.key_of is not None else None
+            value = ts.value_bytes(event.op, event.before, event.after, source, tx, now_ns)
+            last = i == len(planned) - 1 and not event.tombstone
+            self._send(OutRecord(topic, key, value, headers), offset_map if last else None)
+            if event.tombstone:
+                self._send(OutRecord(topic, key, None, headers), offset_map if i == len(planned) - 1 else None)
+            # A PK change is delete(+tombstone) then create; the create's tx block counts one more event.
+
+    def _headers_for(self, ts: TableSchema, event: PlannedEvent) -> list[tuple[str, bytes]]:
+        if not event.headers or ts.key_schema is None:
+            return self._context_headers
+        extra = [records.key_header(name, ts.key_schema, key, self._header_format) for name, key in event.headers]
+        return extra + self._context_headers
+
+    # ---------------------------------------------------------------- schema
+    def schema_statement(self, database: str, ddl: str, source: EventSource, offset: SourceOffset) -> None:
+        self._apply_ddl(ddl, database, source, offset, snapshot=True)
+
+    def ddl(self, statement: str, database: str, source: EventSource, offset: SourceOffset) -> None:
+        self._apply_ddl(statement, database, source, offset, snapshot=False)
+
+    def _apply_ddl(self, ddl: str, database: str, es: EventSource, offset: SourceOffset, snapshot: bool) -> None:
+        offset_map = offset.to_map(include_transaction=False)
+        changes = self.schema.apply(ddl, database, offset_map, snapshot)
+        if not self._events.include_schema_changes:
+            return
+        for change in changes:
+            tables = [c.id.table for c in change.table_changes]
+            es_for = EventSource(
+                ts_ms=es.ts_ms, db=change.database_name, table=",".join(tables) if tables else None,
+                server_id=es.server_id, gtid=es.gtid, file=es.file, pos=es.pos, row=es.row, thread=None,
+                snapshot=es.snapshot)
+            ts_ns = self._clock_ns() if snapshot else None
+            entries = tuple(records.TableChangeEntry(c.type.value, c.id, c.table) for c in change.table_changes)
+            value = records.schema_change_value_bytes(
+                records.SchemaChange(self._source(es_for, ts_ns), self._clock_ns() // 1_000_000,
+                                     change.database_name, change.ddl, entries, change.schema_name),
+                self._value_schemas)
+            key = records.schema_change_key_bytes(change.database_name, self._key_schemas)
+            self._send(OutRecord(self._topics.schema_change_topic(), key, value, self._context_headers, partition=0),
+                       offset_map)
+
+    # ---------------------------------------------------------------- transactions
+    def transaction_begin(self, tx_id: str, ts_ms: int, offset: SourceOffset) -> None:
+        key = records.transaction_key_bytes(tx_id, self._key_schemas)
+        value = records.transaction_begin_bytes(tx_id, ts_ms, self._value_schemas)
+        self._send(OutRecord(self._topics.transaction_topic(), key, value, []), offset.to_map())
+
+    def transaction_end(self, tx: TransactionState, ts_ms: int, offset: SourceOffset) -> None:
+        if not tx.per_table:
+            # Debezium emits END only for transactions that produced data events it kept.
+            pass
+        key = records.transaction_key_bytes(tx.id, self._key_schemas)
+        value = records.transaction_end_bytes(tx.id, ts_ms, tx.counts(), self._value_schemas)
+        self._send(OutRecord(self._topics.transaction_topic(), key, value, []), offset.to_map())
+
+    def position_advanced(self, offset: SourceOffset, next_pos: tuple[str, int]) -> None:
+        # Debezium commits only offsets of emitted records (heartbeats aside), so neither do we.
+        pass

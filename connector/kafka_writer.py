@@ -1,0 +1,458 @@
+"""The connector's only Kafka producer: ordered sends, delivery callbacks, back-pressure, fatal errors.
+
+Discipline (confluent-kafka-python `examples/producer.py`): `produce(..., on_delivery=...)`, `poll(0)` after
+every message, `BufferError` answered by polling, `flush()` before exit. On top of that:
+
+* **Back-pressure.** At most `max_in_flight_records` records are un-acknowledged; `send` blocks (serving
+  callbacks) until the broker catches up, so a stopped broker stops the binlog reader instead of growing
+  memory. `block_timeout_s` turns an endless wait into `KafkaBackpressureTimeout`, `should_stop` into
+  `KafkaWriterInterrupted` (first shutdown signal).
+* **Failures are fatal.** A record that Kafka rejected (after librdkafka's own retries, bounded by
+  `delivery.timeout.ms`) is never acknowledged, so its offset and every later one is never committed; the
+  error is raised as `KafkaDeliveryError` from the next `send`/`poll`/`flush`.
+* **Debezium-compatible defaults.** `acks=all` and `enable.idempotence=true` like the Java producer, and
+  `partitioner=murmur2_random` so keyed records land in the partition Kafka's Java `DefaultPartitioner`
+  (which Debezium uses) would pick. Debezium Server's `debezium.sink.kafka.producer.*` values override
+  them; Java-only properties are translated, ignored with a warning, or rejected with the fix (tables below).
+
+Errors:
+    KafkaWriterError
+    ├── KafkaConfigError          bad producer property (terminal; message says which and what to use)
+    ├── KafkaDeliveryError        Kafka rejected a record (terminal for the pipeline; names topic and error)
+    ├── KafkaBackpressureTimeout  broker did not acknowledge in time (retriable: restart and resume)
+    └── KafkaWriterInterrupted    shutdown requested while blocked
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Mapping
+
+from confluent_kafka import KafkaError, KafkaException, Producer
+from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, ResourceType
+
+__all__ = [
+    "OutRecord",
+    "KafkaWriter",
+    "TopicSpec",
+    "TopicDescription",
+    "KafkaWriterError",
+    "KafkaConfigError",
+    "KafkaDeliveryError",
+    "KafkaBackpressureTimeout",
+    "KafkaWriterInterrupted",
+    "build_producer_config",
+    "connection_config",
+    "java_murmur2",
+    "java_default_partition",
+]
+
+logger = logging.getLogger(__name__)
+
+
+class KafkaWriterError(Exception):
+    """Base of every error raised by the writer."""
+
+    retriable: bool = False
+
+
+class KafkaConfigError(KafkaWriterError):
+    """A producer property is unknown, unsupported by librdkafka, or invalid."""
+
+
+class KafkaDeliveryError(KafkaWriterError):
+    """Kafka did not accept a record; nothing from this record on may be committed."""
+
+    def __init__(self, topic: str, partition: int | None, error: KafkaError | str) -> None:
+        self.topic = topic
+        self.partition = partition
+        self.error = error
+        where = topic if partition is None or partition < 0 else f"{topic}[{partition}]"
+        super().__init__(f"delivery to {where} failed: {error}")
+
+
+class KafkaBackpressureTimeout(KafkaWriterError):
+    """`send` waited longer than `block_timeout_s` for the broker to acknowledge earlier records."""
+
+    retriable = True
+
+
+class KafkaWriterInterrupted(KafkaWriterError):
+    """`should_stop()` became true while `send` was blocked on back-pressure."""
+
+    retriable = True
+
+
+@dataclass(frozen=True, slots=True)
+class OutRecord:
+    """One Kafka record, already serialized. `value=None` is a tombstone; `partition=None` lets the
+    partitioner choose from the key (Debezium pins the schema-change topic to partition 0)."""
+
+    topic: str
+    key: bytes | None
+    value: bytes | None
+    headers: list[tuple[str, bytes]] = field(default_factory=list)
+    partition: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TopicSpec:
+    """A topic to create if missing; replication_factor -1 means the broker default (KIP-464)."""
+
+    name: str
+    partitions: int = 1
+    replication_factor: int = -1
+    config: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class TopicDescription:
+    name: str
+    partitions: int
+    configs: Mapping[str, str]
+
+
+# Producer defaults; the Java producer's acks/idempotence defaults (Kafka >= 3.0) and its key hashing.
+_DEFAULTS: dict[str, str] = {
+    "acks": "all",
+    "enable.idempotence": "true",
+    "partitioner": "murmur2_random",
+}
+
+# Java producer property -> librdkafka property of the same meaning under another name.
+_RENAMED: dict[str, str] = {
+    "max.request.size": "message.max.bytes",
+    "send.buffer.bytes": "socket.send.buffer.bytes",
+    "receive.buffer.bytes": "socket.receive.buffer.bytes",
+    "sasl.mechanism": "sasl.mechanisms",
+}
+
+# Java-only properties that are safe to drop, with the reason logged.
+_IGNORED: dict[str, str] = {
+    "key.serializer": "records are serialized by the connector",
+    "value.serializer": "records are serialized by the connector",
+    "buffer.memory": "memory is bounded by max_in_flight_records and queue.buffering.max.kbytes",
+    "max.block.ms": "send blocks on back-pressure; see block_timeout_s",
+    "metric.reporters": "JMX reporters do not exist here",
+    "interceptor.classes": "Java interceptors cannot run here",
+    "client.dns.lookup": "librdkafka resolves every address itself",
+}
+
+# Java-only properties that change security or placement: dropping them silently would be wrong.
+_REJECTED: dict[str, str] = {
+    "ssl.truststore.location": "use ssl.ca.location with a PEM file",
+    "ssl.truststore.password": "use ssl.ca.location with a PEM file",
+    "ssl.truststore.type": "use ssl.ca.location with a PEM file",
+    "ssl.truststore.certificates": "use ssl.ca.pem",
+    "ssl.keystore.type": "ssl.keystore.location must be a PKCS#12 file; or use ssl.certificate.location + ssl.key.location",
+    "sasl.login.callback.handler.class": "Java callback handlers cannot run here",
+    "sasl.client.callback.handler.class": "Java callback handlers cannot run here",
+}
+
+# Java partitioner classes that behave like librdkafka's murmur2_random for keyed records.
+_JAVA_DEFAULT_PARTITIONERS = {
+    "org.apache.kafka.clients.producer.internals.DefaultPartitioner",
+    "org.apache.kafka.clients.producer.internals.BuiltInPartitioner",
+    "org.apache.kafka.clients.producer.UniformStickyPartitioner",
+}
+
+_JAAS = re.compile(
+    r"^\s*org\.apache\.kafka\.common\.security\.(plain\.PlainLoginModule|scram\.ScramLoginModule)\s+required"
+    r"(?P<opts>(\s+\w+\s*=\s*\"[^\"]*\")*)\s*;?\s*$"
+)
+_JAAS_OPTION = re.compile(r"(\w+)\s*=\s*\"([^\"]*)\"")
+
+# Keys a consumer/admin client for the same cluster needs (connection and security only).
+_CONNECTION_PREFIXES = (
+    "bootstrap.servers", "security.protocol", "ssl.", "sasl.", "socket.", "client.id", "broker.",
+    "api.version", "reconnect.", "metadata.", "log_level", "debug", "enable.ssl.", "topic.metadata.",
+)
+
+
+def _translate_jaas(value: str) -> dict[str, str]:
+    match = _JAAS.match(value)
+    if not match:
+        raise KafkaConfigError(
+            "sasl.jaas.config: only PlainLoginModule/ScramLoginModule with username and password can be "
+            "translated; set sasl.username and sasl.password instead"
+        )
+    options = dict(_JAAS_OPTION.findall(match.group("opts")))
+    if set(options) - {"username", "password"} or not {"username", "password"} <= set(options):
+        raise KafkaConfigError("sasl.jaas.config: expected exactly username=\"...\" password=\"...\"")
+    return {"sasl.username": options["username"], "sasl.password": options["password"]}
+
+
+def build_producer_config(overrides: Mapping[str, str]) -> dict[str, str]:
+    """librdkafka producer properties: our defaults, then `overrides` (Java or librdkafka spellings).
+
+    Raises `KafkaConfigError` listing every property that cannot be honoured.
+    """
+    config = dict(_DEFAULTS)
+    problems: list[str] = []
+    for key, value in overrides.items():
+        value = str(value)
+        if key in _IGNORED:
+            logger.warning("Ignoring producer property %s: %s", key, _IGNORED[key])
+        elif key in _REJECTED:
+            problems.append(f"{key} is not supported by librdkafka: {_REJECTED[key]}")
+        elif key == "sasl.jaas.config":
+            try:
+                config.update(_translate_jaas(value))
+            except KafkaConfigError as exc:
+                problems.append(str(exc))
+        elif key == "partitioner.class":
+            if value.strip() in _JAVA_DEFAULT_PARTITIONERS:
+                config["partitioner"] = "murmur2_random"
+            else:
+                problems.append(f"partitioner.class={value} cannot run here; use partitioner=<librdkafka name>")
+        else:
+            config[_RENAMED.get(key, key)] = value
+    if "bootstrap.servers" not in config:
+        problems.append("bootstrap.servers is required")
+    if problems:
+        raise KafkaConfigError("invalid producer configuration: " + "; ".join(problems))
+    return config
+
+
+def java_murmur2(data: bytes) -> int:
+    """Kafka's `Utils.murmur2` (the Java producer's key hash), as a signed 32-bit int."""
+    m, mask = 0x5BD1E995, 0xFFFFFFFF
+    length = len(data)
+    h = (0x9747B28C ^ length) & mask
+    whole = length - length % 4
+    for i in range(0, whole, 4):
+        k = int.from_bytes(data[i:i + 4], "little")
+        k = (k * m) & mask
+        k ^= k >> 24
+        k = (k * m) & mask
+        h = ((h * m) & mask) ^ k
+    tail = length % 4
+    if tail == 3:
+        h ^= data[whole + 2] << 16
+    if tail >= 2:
+        h ^= data[whole + 1] << 8
+    if tail >= 1:
+        h ^= data[whole]
+        h = (h * m) & mask
+    h ^= h >> 13
+    h = (h * m) & mask
+    h ^= h >> 15
+    return h - (1 << 32) if h & 0x80000000 else h
+
+
+def java_default_partition(key: bytes, partitions: int) -> int:
+    """The partition Kafka's Java producer picks for a keyed record: `toPositive(murmur2(key)) % n`."""
+    return (java_murmur2(key) & 0x7FFFFFFF) % partitions
+
+
+def connection_config(producer_config: Mapping[str, str]) -> dict[str, str]:
+    """The subset of a client config that says how to reach and authenticate to the cluster."""
+    return {k: v for k, v in producer_config.items() if k.startswith(_CONNECTION_PREFIXES)}
+
+
+class KafkaWriter:
+    """Sends `OutRecord`s; calls `on_ack()` once Kafka acknowledged a record (from `poll`/`flush`/`send`).
+
+    Single producing thread; callbacks run on whichever thread calls `send`, `poll` or `flush`.
+    """
+
+    def __init__(
+        self,
+        producer_config: Mapping[str, str],
+        max_in_flight_records: int,
+        *,
+        block_timeout_s: float | None = None,
+        should_stop: Callable[[], bool] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if max_in_flight_records < 1:
+            raise KafkaConfigError(f"max_in_flight_records must be >= 1, got {max_in_flight_records}")
+        self._config = build_producer_config(producer_config)
+        self._max_in_flight = max_in_flight_records
+        self._block_timeout_s = block_timeout_s
+        self._should_stop = should_stop or (lambda: False)
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._in_flight = 0
+        self._failure: KafkaWriterError | None = None
+        self._admin: AdminClient | None = None
+        self._closed = False
+        try:
+            self._producer = Producer({**self._config, "error_cb": self._on_client_error})
+        except (KafkaException, ValueError, TypeError) as exc:
+            raise KafkaConfigError(f"invalid producer configuration: {exc}") from exc
+
+    @property
+    def config(self) -> dict[str, str]:
+        """The effective librdkafka producer configuration (without callbacks)."""
+        return dict(self._config)
+
+    @property
+    def in_flight(self) -> int:
+        """Records handed to the producer and not yet acknowledged or failed."""
+        with self._lock:
+            return self._in_flight
+
+    # -- sending -------------------------------------------------------------------------------------
+
+    def send(self, record: OutRecord, on_ack: Callable[[], None]) -> None:
+        """Produce `record`; blocks while `max_in_flight_records` are un-acknowledged.
+
+        Raises the pending `KafkaDeliveryError` of an earlier record, if any, before sending anything.
+        """
+        self._raise_if_failed()
+        started = self._clock()
+        while self.in_flight >= self._max_in_flight:
+            self._producer.poll(0.05)
+            self._raise_if_failed()
+            self._check_blocked(started, "un-acknowledged records")
+        kwargs = {"headers": record.headers} if record.headers else {}
+        if record.partition is not None:
+            kwargs["partition"] = record.partition
+        callback = self._delivery_callback(record, on_ack)
+        while True:
+            try:
+                self._producer.produce(
+                    record.topic, value=record.value, key=record.key, on_delivery=callback, **kwargs
+                )
+                break
+            except BufferError:
+                # librdkafka's own queue is full (queue.buffering.max.*): serve callbacks to drain it.
+                self._producer.poll(0.05)
+                self._raise_if_failed()
+                self._check_blocked(started, "the producer queue")
+            except KafkaException as exc:
+                raise KafkaDeliveryError(record.topic, record.partition, exc.args[0]) from exc
+        with self._lock:
+            self._in_flight += 1
+        self._producer.poll(0)
+
+    def _delivery_callback(self, record: OutRecord, on_ack: Callable[[], None]) -> Callable[..., None]:
+        def delivered(err: KafkaError | None, msg: object) -> None:
+            with self._lock:
+                self._in_flight -= 1
+            if err is None:
+                on_ack()
+                return
+            partition = msg.partition() if msg is not None else record.partition  # type: ignore[attr-defined]
+            failure = KafkaDeliveryError(record.topic, partition, err)
+            logger.error("%s", failure)
+            with self._lock:
+                if self._failure is None:
+                    self._failure = failure
+
+        return delivered
+
+    def _on_client_error(self, err: KafkaError) -> None:
+        # Called from poll(); transport errors are retried by librdkafka, only fatal ones end the producer.
+        if err.fatal():
+            with self._lock:
+                if self._failure is None:
+                    self._failure = KafkaDeliveryError("*", None, err)
+        else:
+            logger.warning("Kafka client error (librdkafka retries): %s", err)
+
+    def _check_blocked(self, started: float, on_what: str) -> None:
+        if self._should_stop():
+            raise KafkaWriterInterrupted(f"shutdown requested while waiting for {on_what}")
+        if self._block_timeout_s is not None and self._clock() - started > self._block_timeout_s:
+            raise KafkaBackpressureTimeout(
+                f"Kafka acknowledged nothing for {self._block_timeout_s:g} s while {self.in_flight} records "
+                f"were in flight (waiting for {on_what}); is the broker reachable?"
+            )
+
+    def _raise_if_failed(self) -> None:
+        with self._lock:
+            failure = self._failure
+        if failure is not None:
+            raise failure
+
+    def poll(self, timeout_s: float = 0.0) -> None:
+        """Serve delivery callbacks; raises a pending delivery failure."""
+        self._producer.poll(timeout_s)
+        self._raise_if_failed()
+
+    def flush(self, timeout_s: float) -> int:
+        """Wait up to `timeout_s` for every record to be acknowledged; returns how many are still pending.
+
+        Raises the first delivery failure, after serving every callback that is ready.
+        """
+        deadline = self._clock() + timeout_s
+        remaining = self._producer.flush(max(0.0, timeout_s))
+        while remaining and self._clock() < deadline:
+            remaining = self._producer.flush(max(0.0, deadline - self._clock()))
+        self._raise_if_failed()
+        return remaining
+
+    def close(self, timeout_s: float = 30.0) -> int:
+        """Flush, then release the producer; returns the records left undelivered (0 on a clean close).
+
+        Never raises: call `flush()` first (and commit offsets) if delivery failures must surface.
+        Records still pending after `timeout_s` are purged; they were never acknowledged, so their offsets
+        were never committed and they are re-read after a restart.
+        """
+        if self._closed:
+            return 0
+        self._closed = True
+        remaining = self._producer.flush(max(0.0, timeout_s))
+        if remaining:
+            logger.warning("Closing the Kafka producer with %d records not acknowledged; purging them", remaining)
+            self._producer.purge()
+            self._producer.poll(0)
+        self._producer.close()
+        return remaining
+
+    # -- topics ----------------------------------------------------------------------------------------
+
+    def _admin_client(self) -> AdminClient:
+        if self._admin is None:
+            self._admin = AdminClient(connection_config(self._config))
+        return self._admin
+
+    def ensure_topics(self, specs: Iterable[TopicSpec], timeout_s: float = 30.0) -> list[str]:
+        """Create the topics that do not exist yet; returns the names created. Existing topics are kept."""
+        specs = list(specs)
+        if not specs:
+            return []
+        new = [
+            NewTopic(s.name, num_partitions=s.partitions, replication_factor=s.replication_factor,
+                     config=dict(s.config))
+            for s in specs
+        ]
+        created = []
+        futures = self._admin_client().create_topics(new, request_timeout=timeout_s)
+        for name, future in futures.items():
+            try:
+                future.result(timeout=timeout_s)
+                created.append(name)
+                logger.info("Created topic %s", name)
+            except KafkaException as exc:
+                if exc.args[0].code() != KafkaError.TOPIC_ALREADY_EXISTS:
+                    raise KafkaConfigError(f"cannot create topic {name}: {exc.args[0]}") from exc
+        return created
+
+    def partition_count(self, topic: str, timeout_s: float = 10.0) -> int | None:
+        """Partitions of `topic`, or None if it does not exist."""
+        metadata = self._admin_client().list_topics(topic=topic, timeout=timeout_s)
+        found = metadata.topics.get(topic)
+        if found is None or found.error is not None:
+            return None
+        return len(found.partitions)
+
+    def describe_topic(self, name: str, timeout_s: float = 10.0) -> TopicDescription | None:
+        """Partition count and topic configs, or None if the topic does not exist."""
+        partitions = self.partition_count(name, timeout_s)
+        if partitions is None:
+            return None
+        futures = self._admin_client().describe_configs([ConfigResource(ResourceType.TOPIC, name)],
+                                                        request_timeout=timeout_s)
+        configs: dict[str, str] = {}
+        for future in futures.values():
+            entries = future.result(timeout=timeout_s)
+            configs = {k: v.value for k, v in entries.items() if v.value is not None}
+        return TopicDescription(name=name, partitions=partitions, configs=configs)
+

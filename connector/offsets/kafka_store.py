@@ -1,0 +1,150 @@
+"""Offsets in a Kafka Connect offsets topic (`offset.storage.topic`), readable by Connect and Debezium Server.
+
+Format (Connect's `KafkaOffsetBackingStore`): a compacted topic, Connect's default 25 partitions; each record's
+key is the partition key `["<connector>",{"server":"<prefix>"}]` and its value the offset JSON, both
+schemaless JsonConverter bytes; a null value deletes. Records go to the partition the Java producer picks
+(murmur2 of the key), so all writes of one key, ours and Connect's, stay in one partition and in order.
+Reading back: consume every partition from the beginning to its end (partition EOF; ListOffsets is not
+trusted, see infra.md) and keep the last value of our key.
+
+Writes go through the connector's `KafkaWriter`, so they share its producer (and, in exactly-once mode,
+its transaction) and the data records' ordering guarantees.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Any, Callable, Mapping
+
+from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
+
+from connector.kafka_writer import (
+    KafkaWriter,
+    OutRecord,
+    TopicSpec,
+    connection_config,
+    java_default_partition,
+)
+from connector.offsets.store import (
+    OffsetFlushTimeout,
+    OffsetStoreError,
+    parse_offset,
+    render_offset,
+    same_partition_key,
+)
+
+__all__ = ["KafkaOffsetStore", "CONNECT_DEFAULT_PARTITIONS"]
+
+logger = logging.getLogger(__name__)
+
+CONNECT_DEFAULT_PARTITIONS = 25  # DistributedConfig.OFFSET_STORAGE_PARTITIONS_CONFIG default
+
+
+class KafkaOffsetStore:
+    """`OffsetStore` over a Connect offsets topic, for the connector whose partition key is `key`."""
+
+    def __init__(
+        self,
+        writer: KafkaWriter,
+        topic: str,
+        key: bytes,
+        *,
+        replication_factor: int,
+        partitions: int = CONNECT_DEFAULT_PARTITIONS,
+        create_topic: bool = True,
+        flush_timeout_s: float = 5.0,
+        load_timeout_s: float = 60.0,
+        consumer_overrides: Mapping[str, str] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._writer = writer
+        self._topic = topic
+        self._key = key
+        self._replication_factor = replication_factor
+        self._partitions = partitions
+        self._create_topic = create_topic
+        self._flush_timeout_s = flush_timeout_s
+        self._load_timeout_s = load_timeout_s
+        self._consumer_overrides = dict(consumer_overrides or {})
+        self._clock = clock
+        self._topic_partitions: int | None = None
+
+    def _ensure_topic(self) -> int:
+        """Create the topic if allowed and missing; check it is compacted (as Connect insists); partition count."""
+        if self._topic_partitions is not None:
+            return self._topic_partitions
+        if self._create_topic:
+            self._writer.ensure_topics([TopicSpec(self._topic, self._partitions, self._replication_factor,
+                                                  {"cleanup.policy": "compact"})])
+        description = self._writer.describe_topic(self._topic)
+        if description is None:
+            raise OffsetStoreError(f"offsets topic {self._topic} does not exist and may not be created")
+        policy = description.configs.get("cleanup.policy", "compact")
+        if policy.replace(" ", "") != "compact":
+            # Connect refuses such a topic too: deletion would lose committed offsets.
+            raise OffsetStoreError(
+                f"offsets topic {self._topic} has cleanup.policy={policy}; it must be 'compact' "
+                f"(kafka-configs --alter --entity-type topics --entity-name {self._topic} "
+                f"--add-config cleanup.policy=compact)"
+            )
+        self._topic_partitions = description.partitions
+        return description.partitions
+
+    def load(self) -> dict[str, Any] | None:
+        partitions = self._ensure_topic()
+        consumer = Consumer({
+            **connection_config(self._writer.config),
+            "group.id": f"binlog-cdc-offsets-reader-{self._topic}",
+            "enable.auto.commit": "false",
+            "enable.partition.eof": "true",
+            "auto.offset.reset": "earliest",
+            "isolation.level": "read_committed",
+            **self._consumer_overrides,
+        })
+        latest: bytes | None = None
+        found_in: set[int] = set()
+        try:
+            consumer.assign([TopicPartition(self._topic, p, OFFSET_BEGINNING) for p in range(partitions)])
+            at_end: set[int] = set()
+            deadline = self._clock() + self._load_timeout_s
+            while len(at_end) < partitions:
+                if self._clock() > deadline:
+                    raise OffsetStoreError(
+                        f"reading offsets topic {self._topic} did not reach the end of partitions "
+                        f"{sorted(set(range(partitions)) - at_end)} within {self._load_timeout_s:g} s"
+                    )
+                for msg in consumer.consume(num_messages=500, timeout=0.2):
+                    err = msg.error()
+                    if err is not None:
+                        if err.code() == KafkaError._PARTITION_EOF:
+                            at_end.add(msg.partition())
+                            continue
+                        raise OffsetStoreError(f"reading offsets topic {self._topic}: {err}")
+                    if same_partition_key(msg.key(), self._key):
+                        latest = msg.value()
+                        found_in.add(msg.partition())
+        finally:
+            consumer.close()
+        if len(found_in) > 1:
+            logger.warning("Offsets for %s found in partitions %s of %s; using the last one read",
+                           self._key.decode(errors="replace"), sorted(found_in), self._topic)
+        return None if latest is None else parse_offset(latest, f"offsets topic {self._topic}")
+
+    def save(self, offset: Mapping[str, Any]) -> None:
+        partitions = self._ensure_topic()
+        acked = threading.Event()
+        record = OutRecord(self._topic, self._key, render_offset(offset), [],
+                           java_default_partition(self._key, partitions))
+        self._writer.send(record, acked.set)
+        deadline = self._clock() + self._flush_timeout_s
+        while not acked.is_set():
+            if self._clock() > deadline:
+                raise OffsetFlushTimeout(
+                    f"offset record to {self._topic} not acknowledged within {self._flush_timeout_s:g} s"
+                )
+            self._writer.poll(0.05)
+
+    def close(self) -> None:
+        """The writer is owned (and closed) by the caller."""

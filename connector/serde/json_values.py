@@ -1,0 +1,154 @@
+"""Payload values → JSON text exactly as Kafka's `JsonConverter.convertToJson` + Jackson write them.
+
+`compile_writer(schema)` returns one closure per schema (built once, cached on the schema by
+`ConnectSchema.writer`) that also applies JsonConverter's null rule: a null value is written as the
+schema default when there is one (`replace.null.with.default=true`), as `null` when the schema is
+optional, and is an error otherwise. Structs are written from precomputed `{"name":` prefixes.
+
+Value representations (what converters hand over): ints for int8..int64, float for float32/64,
+bool, str, bytes-like for BYTES, `decimal.Decimal` (or int) for `org.apache.kafka.connect.data.Decimal`,
+sequences in field order or dicts for structs, sequences for arrays, dicts for maps.
+"""
+
+from __future__ import annotations
+
+import binascii
+from decimal import Decimal
+from typing import Any, Callable, Mapping
+
+from connector.serde.connect_schema import DECIMAL_NAME, ConnectSchema, Type
+from connector.serde.java_text import jackson_string, java_double, java_float
+
+__all__ = ["compile_writer", "value_writer", "decimal_unscaled_bytes", "DataError"]
+
+Writer = Callable[[Any], str]
+
+
+class DataError(ValueError):
+    """A value does not fit its Connect schema (JsonConverter's `DataException`)."""
+
+
+def decimal_unscaled_bytes(value: Decimal | int, scale: int) -> bytes:
+    """`BigDecimal.unscaledValue().toByteArray()` for `value` at `scale`: minimal big-endian two's complement."""
+    if isinstance(value, int):
+        unscaled = value * 10**scale
+    else:
+        sign, digits, exponent = value.as_tuple()
+        if not isinstance(exponent, int):
+            raise DataError(f"not a finite decimal: {value}")
+        unscaled = int("".join(map(str, digits)) or "0")
+        shift = exponent + scale
+        unscaled = unscaled * 10**shift if shift >= 0 else unscaled // 10 ** (-shift)
+        if sign:
+            unscaled = -unscaled
+    bits = unscaled.bit_length() if unscaled >= 0 else (~unscaled).bit_length()
+    return unscaled.to_bytes(bits // 8 + 1, "big", signed=True)
+
+
+def _b64(value: bytes) -> str:
+    return '"' + binascii.b2a_base64(value, newline=False).decode("ascii") + '"'
+
+
+def _int(value: Any) -> str:
+    return str(int(value))
+
+
+def _bool(value: Any) -> str:
+    return "true" if value else "false"
+
+
+def _bytes(value: Any) -> str:
+    return _b64(bytes(value)) if not isinstance(value, bytes) else _b64(value)
+
+
+def _decimal_writer(schema: ConnectSchema) -> Writer:
+    scale = int(schema.parameter("scale") or 0)
+
+    def write(value: Any) -> str:
+        if isinstance(value, (bytes, bytearray)):  # already unscaled bytes
+            return _b64(bytes(value))
+        return _b64(decimal_unscaled_bytes(value, scale))
+
+    return write
+
+
+def _struct_writer(schema: ConnectSchema) -> Writer:
+    names = [f.name for f in schema.fields]
+    writers = [f.schema.writer for f in schema.fields]
+    prefixes = [("{" if i == 0 else ",") + jackson_string(n) + ":" for i, n in enumerate(names)]
+    triples = list(zip(prefixes, writers))
+    if not triples:
+        return lambda value: "{}"
+
+    def write(value: Any) -> str:
+        if isinstance(value, Mapping):
+            value = [value.get(n) for n in names]
+        parts = []
+        append = parts.append
+        for (prefix, w), v in zip(triples, value):
+            append(prefix)
+            append(w(v))
+        append("}")
+        return "".join(parts)
+
+    return write
+
+
+def _array_writer(schema: ConnectSchema) -> Writer:
+    assert schema.items is not None
+    item = schema.items.writer
+    return lambda value: "[" + ",".join(item(v) for v in value) + "]"
+
+
+def _map_writer(schema: ConnectSchema) -> Writer:
+    assert schema.keys is not None and schema.values is not None
+    key_w, val_w = schema.keys.writer, schema.values.writer
+    if schema.keys.type is Type.STRING:  # JsonConverter: object when keys are strings
+        return lambda value: "{" + ",".join(key_w(k) + ":" + val_w(v) for k, v in value.items()) + "}"
+    return lambda value: "[" + ",".join("[" + key_w(k) + "," + val_w(v) + "]" for k, v in value.items()) + "]"
+
+
+_PRIMITIVE: dict[Type, Writer] = {
+    Type.INT8: _int,
+    Type.INT16: _int,
+    Type.INT32: _int,
+    Type.INT64: _int,
+    Type.FLOAT32: java_float,
+    Type.FLOAT64: java_double,
+    Type.BOOLEAN: _bool,
+    Type.STRING: jackson_string,
+    Type.BYTES: _bytes,
+}
+
+_COMPOSITE: dict[Type, Callable[[ConnectSchema], Writer]] = {
+    Type.STRUCT: _struct_writer,
+    Type.ARRAY: _array_writer,
+    Type.MAP: _map_writer,
+}
+
+
+def value_writer(schema: ConnectSchema) -> Writer:
+    """Writer for a non-null value of `schema` (no null handling)."""
+    if schema.name == DECIMAL_NAME:
+        return _decimal_writer(schema)
+    primitive = _PRIMITIVE.get(schema.type)
+    if primitive is not None:
+        return primitive
+    return _COMPOSITE[schema.type](schema)
+
+
+def compile_writer(schema: ConnectSchema) -> Writer:
+    """Writer for any value of `schema`, applying JsonConverter's null → default → null/error rule."""
+    write = value_writer(schema)
+    if schema.has_default:
+        default_text = write(schema.default)
+        return lambda value: default_text if value is None else write(value)
+    if schema.optional:
+        return lambda value: "null" if value is None else write(value)
+
+    def required(value: Any) -> str:
+        if value is None:
+            raise DataError(f"null value for a required field of type {schema.type.value} ({schema.name or ''})")
+        return write(value)
+
+    return required

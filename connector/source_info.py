@@ -1,0 +1,120 @@
+"""The `source` block of every data and schema-change record (`io.debezium.connector.mysql.Source` v1).
+
+Field order, optionality and the snapshot Enum (with default "false", which JsonConverter prints for a
+null snapshot marker while streaming) follow debezium-contract.md §d4. All three source timestamps
+come from one instant, kept in nanoseconds (`ts_ns`): binlog header seconds, the GTID event's
+`original_commit_timestamp` µs, or a wall clock during the snapshot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from enum import Enum
+
+from connector.serde.connect_schema import ConnectSchema, Type, struct
+
+__all__ = ["SnapshotMarker", "SourceInfo", "SOURCE_SCHEMA", "DEFAULT_VERSION"]
+
+DEFAULT_VERSION = "3.6.3.Final"
+
+
+class SnapshotMarker(str, Enum):
+    """`source.snapshot` values (`SnapshotRecord`); None while streaming."""
+
+    TRUE = "true"
+    FIRST = "first"
+    FIRST_IN_DATA_COLLECTION = "first_in_data_collection"
+    LAST_IN_DATA_COLLECTION = "last_in_data_collection"
+    LAST = "last"
+    FALSE = "false"
+    INCREMENTAL = "incremental"
+
+
+_S = ConnectSchema
+SNAPSHOT_ENUM = ConnectSchema(
+    Type.STRING,
+    optional=True,
+    name="io.debezium.data.Enum",
+    version=1,
+    parameters=(("allowed", "true,first,first_in_data_collection,last_in_data_collection,last,false,incremental"),),
+    default="false",
+)
+
+SOURCE_SCHEMA = struct(
+    "io.debezium.connector.mysql.Source",
+    [
+        ("version", _S(Type.STRING)),
+        ("connector", _S(Type.STRING)),
+        ("name", _S(Type.STRING)),
+        ("ts_ms", _S(Type.INT64)),
+        ("snapshot", SNAPSHOT_ENUM),
+        ("db", _S(Type.STRING)),
+        ("sequence", _S(Type.STRING, optional=True)),
+        ("ts_us", _S(Type.INT64, optional=True)),
+        ("ts_ns", _S(Type.INT64, optional=True)),
+        ("table", _S(Type.STRING, optional=True)),
+        ("server_id", _S(Type.INT64)),
+        ("gtid", _S(Type.STRING, optional=True)),
+        ("file", _S(Type.STRING)),
+        ("pos", _S(Type.INT64)),
+        ("row", _S(Type.INT32)),
+        ("thread", _S(Type.INT64, optional=True)),
+        ("query", _S(Type.STRING, optional=True)),
+    ],
+    version=1,
+)
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    """One record's source block. Build a template once (`name`, `version`) and `replace()` per event."""
+
+    name: str
+    ts_ns: int = 0
+    snapshot: SnapshotMarker | None = None
+    db: str = ""
+    table: str | None = None
+    server_id: int = 0
+    gtid: str | None = None
+    file: str = ""
+    pos: int = 0
+    row: int = 0
+    thread: int | None = None
+    query: str | None = None
+    version: str = DEFAULT_VERSION
+    connector: str = "mysql"
+    sequence: str | None = None
+
+    @property
+    def ts_ms(self) -> int:
+        return self.ts_ns // 1_000_000
+
+    @property
+    def ts_us(self) -> int:
+        return self.ts_ns // 1_000
+
+    def values(self) -> tuple:
+        """Payload values in `SOURCE_SCHEMA` field order."""
+        ts_ns = self.ts_ns
+        return (
+            self.version,
+            self.connector,
+            self.name,
+            ts_ns // 1_000_000,
+            None if self.snapshot is None else self.snapshot.value,
+            self.db,
+            self.sequence,
+            ts_ns // 1_000,
+            ts_ns,
+            self.table,
+            self.server_id,
+            self.gtid,
+            self.file,
+            self.pos,
+            self.row,
+            self.thread,
+            self.query,
+        )
+
+    def with_(self, **changes: object) -> "SourceInfo":
+        return replace(self, **changes)  # type: ignore[arg-type]

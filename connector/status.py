@@ -1,0 +1,33 @@
+"""A small JSON status file for operators, health checks and the conformance runner.
+
+Rewritten atomically (temp file + rename), at most every `min_interval_s`, so readers never see a
+half-written file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class StatusFile:
+    path: Path | None
+    min_interval_s: float = 0.1
+    _last_write: float = field(default=0.0, init=False)
+
+    def write(self, status: dict[str, Any], force: bool = False) -> None:
+        if self.path is None:
+            return
+        now = time.monotonic()
+        if not force and now - self._last_write < self.min_interval_s:
+            return
+        self._last_write = now
+        status = dict(status, updated_at=time.time())
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp.write_text(json.dumps(status, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, self.path)

@@ -1,0 +1,307 @@
+"""Binlog events → change events, with Debezium's offset bookkeeping.
+
+A dict maps each library event class to its handler (style.md §2.2). The handlers reproduce
+Debezium's `BinlogStreamingChangeEventSource` + `BinlogOffsetContext` semantics, because the offsets
+and `source` blocks are part of the wire contract:
+- outside a transaction every event moves the restart position to the next event;
+- BEGIN (MySQL query event, or a MariaDB GTID event that opens a transaction) pins the restart
+  position at itself and counts completed events from there (`event`), rows within the current
+  rows event (`row`: index + 1, the total on the last row);
+- XID / COMMIT ends the transaction: END record first, then the restart position moves past it;
+- MySQL GTIDs: the offset carries the set completed *before* the current transaction.
+On restart from an offset, `event` events and then `row` rows are skipped, so nothing is repeated.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+from pymysqlreplication.event import (
+    GtidEvent,
+    HeartbeatLogEvent,
+    MariadbGtidEvent,
+    QueryEvent,
+    RotateEvent,
+    StopEvent,
+    XidEvent,
+)
+from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateRowsEvent, WriteRowsEvent
+
+from connector.binlog.gtid import GtidSet
+from connector.binlog.position import SourceOffset, TransactionState
+from connector.binlog.reader import PositionedEvent
+from connector.config.modes import Operation
+from schema_history.model import TableId
+
+log = logging.getLogger(__name__)
+
+MARIADB_FL_STANDALONE = 0x01
+_BEGIN = re.compile(r"^\s*BEGIN\s*$", re.IGNORECASE)
+_COMMIT = re.compile(r"^\s*COMMIT\s*$", re.IGNORECASE)
+_XA = re.compile(r"^\s*XA\s+(START|END|BEGIN)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class EventSource:
+    """The per-event part of Debezium's `source` block (the rest is constant per connector)."""
+
+    ts_ms: int
+    db: str
+    table: str | None
+    server_id: int
+    gtid: str | None
+    file: str
+    pos: int
+    row: int
+    thread: int | None
+    query: str | None = None
+    snapshot: str | None = None
+
+
+@dataclass(frozen=True)
+class RowChange:
+    table_id: TableId
+    op: Operation
+    before: list | None
+    after: list | None
+
+
+class ChangeEmitter(Protocol):
+    """Where streaming hands its results; implemented by the dispatcher."""
+
+    def transaction_begin(self, tx_id: str, ts_ms: int, offset: SourceOffset) -> None: ...
+
+    def transaction_end(self, tx: TransactionState, ts_ms: int, offset: SourceOffset) -> None: ...
+
+    def wants_table(self, table_id: TableId) -> bool: ...
+
+    def row_change(self, change: RowChange, source: EventSource, offset: SourceOffset,
+                   tx_block: tuple[str, int, int] | None) -> None: ...
+
+    def ddl(self, statement: str, database: str, source: EventSource, offset: SourceOffset) -> None: ...
+
+    def position_advanced(self, offset: SourceOffset, next_pos: tuple[str, int]) -> None: ...
+
+
+@dataclass(frozen=True)
+class ResumePoint:
+    """The part of a transaction emitted before a restart: `events` whole events, then `rows` rows of the next one.
+
+    Offsets are committed only for fully acknowledged records, so the stored offset is that of the last record
+    Kafka has: a BEGIN record (events == 0), a data record (rows >= 1) or an END record (rows == 0, events > 0).
+    """
+
+    events: int
+    rows: int
+    tx: TransactionState | None
+
+    @property
+    def begin_emitted(self) -> bool:
+        return self.tx is not None
+
+    @property
+    def end_emitted(self) -> bool:
+        return self.tx is not None and self.rows == 0 and self.events > 0
+
+
+@dataclass
+class StreamingState:
+    file: str
+    restart_pos: int
+    server_id: int = 0
+    ts_sec: int = 0
+    events: int = 0
+    rows: int = 0
+    in_tx: bool = False
+    current_gtid: str | None = None
+    restart_gtids: str | None = None
+    current_gtids: GtidSet | None = None
+    thread: int | None = None
+    tx: TransactionState | None = None
+    # What the stored offset says was already emitted of the transaction we restart in (None: nothing to skip).
+    resume: "ResumePoint | None" = None
+    table_ids: dict[int, TableId] = field(default_factory=dict)
+
+    def offset(self, rows: int | None = None, with_tx: bool = True) -> SourceOffset:
+        return SourceOffset(
+            file=self.file,
+            pos=self.restart_pos,
+            server_id=self.server_id,
+            gtids=self.restart_gtids,
+            event=self.events,
+            row=self.rows if rows is None else rows,
+            ts_sec=self.ts_sec,
+            transaction=self.tx if with_tx else None,
+        )
+
+
+class StreamingHandler:
+    """Turns positioned binlog events into calls on a `ChangeEmitter`."""
+
+    def __init__(self, state: StreamingState, emitter: ChangeEmitter, *, use_gtids: bool, is_mariadb: bool,
+                 provide_transaction_metadata: bool, rows_of: Callable[[object], list] | None = None) -> None:
+        self.state = state
+        self.emitter = emitter
+        self.use_gtids = use_gtids
+        self.is_mariadb = is_mariadb
+        self.tx_metadata = provide_transaction_metadata
+        self._rows_of = rows_of or (lambda ev: ev.rows)
+        self._handlers: dict[type, Callable[[PositionedEvent], None]] = {
+            RotateEvent: self._rotate,
+            GtidEvent: self._mysql_gtid,
+            MariadbGtidEvent: self._mariadb_gtid,
+            QueryEvent: self._query,
+            XidEvent: self._commit,
+            TableMapEvent: self._table_map,
+            WriteRowsEvent: self._rows,
+            UpdateRowsEvent: self._rows,
+            DeleteRowsEvent: self._rows,
+            HeartbeatLogEvent: self._ignore,
+            StopEvent: self._ignore,
+        }
+
+    # ---------------------------------------------------------------- dispatch
+    def handle(self, pe: PositionedEvent) -> None:
+        st = self.state
+        ev = pe.event
+        if isinstance(ev, (RotateEvent, HeartbeatLogEvent)):
+            self._handlers[type(ev)](pe)
+            return
+        if pe.timestamp:
+            st.ts_sec = pe.timestamp
+        if pe.server_id:
+            st.server_id = pe.server_id
+        # Debezium's setEventPosition: between transactions the restart point follows every event.
+        if not st.in_tx:
+            st.file = pe.file
+            st.restart_pos = pe.next_pos
+            st.events = 0
+            st.rows = 0
+        handler = self._handlers.get(type(ev), self._ignore)
+        handler(pe)
+        st.events += 1
+        st.rows = 0
+
+    # ---------------------------------------------------------------- handlers
+    def _ignore(self, pe: PositionedEvent) -> None:
+        pass
+
+    def _rotate(self, pe: PositionedEvent) -> None:
+        st = self.state
+        st.file = pe.event.next_binlog
+        if not st.in_tx:
+            st.restart_pos = pe.event.position
+        if pe.timestamp:
+            # A real rotate (timestamp set) means the server may reuse table ids in the next file.
+            st.table_ids.clear()
+
+    def _mysql_gtid(self, pe: PositionedEvent) -> None:
+        st = self.state
+        gtid = pe.event.gtid
+        st.current_gtid = gtid
+        if st.current_gtids is not None:
+            st.restart_gtids = str(st.current_gtids)
+            st.current_gtids = st.current_gtids.add(gtid)
+
+    def _mariadb_gtid(self, pe: PositionedEvent) -> None:
+        if pe.event.flags & MARIADB_FL_STANDALONE:
+            return  # DDL: its query event follows, outside any transaction
+        self._begin(pe, thread=0)
+
+    def _begin(self, pe: PositionedEvent, thread: int | None) -> None:
+        st = self.state
+        st.in_tx = True
+        st.file = pe.file
+        st.restart_pos = pe.start
+        st.events = 0
+        st.rows = 0
+        st.thread = thread
+        tx_id = st.current_gtid if (self.use_gtids and st.current_gtid) else f"file={st.file},pos={st.restart_pos}"
+        if not self.tx_metadata:
+            st.tx = None
+        elif st.resume is not None and st.resume.begin_emitted:
+            assert st.resume.tx is not None
+            st.tx = st.resume.tx
+        else:
+            st.tx = TransactionState(tx_id)
+            self.emitter.transaction_begin(tx_id, pe.timestamp * 1000, st.offset())
+
+    def _commit(self, pe: PositionedEvent) -> None:
+        st = self.state
+        already_sent = st.resume is not None and st.resume.end_emitted
+        if st.tx is not None and self.tx_metadata and not already_sent:
+            self.emitter.transaction_end(st.tx, pe.timestamp * 1000, st.offset(rows=0))
+        st.resume = None
+        st.in_tx = False
+        st.file = pe.file
+        st.restart_pos = pe.next_pos
+        st.events = 0
+        st.rows = 0
+        st.tx = None
+        if st.current_gtids is not None:
+            st.restart_gtids = str(st.current_gtids)
+        self.emitter.position_advanced(st.offset(), (pe.file, pe.next_pos))
+        # handle() adds one completed event; between transactions Debezium's counter restarts at the next event.
+        st.events = -1
+
+    def _query(self, pe: PositionedEvent) -> None:
+        ev = pe.event
+        sql = ev.query
+        if _BEGIN.match(sql):
+            self._begin(pe, thread=ev.slave_proxy_id)
+            return
+        if _COMMIT.match(sql):
+            self._commit(pe)
+            return
+        if _XA.match(sql) or self.state.in_tx:
+            return
+        database = ev.schema.decode("utf-8", "replace") if isinstance(ev.schema, bytes) else (ev.schema or "")
+        st = self.state
+        source = EventSource(
+            ts_ms=pe.timestamp * 1000, db=database, table=None, server_id=st.server_id,
+            gtid=st.current_gtid if self.use_gtids else None, file=pe.file, pos=pe.start, row=0, thread=None,
+        )
+        self.emitter.ddl(sql, database, source, st.offset())
+        self.emitter.position_advanced(st.offset(), (pe.file, pe.next_pos))
+
+    def _table_map(self, pe: PositionedEvent) -> None:
+        ev = pe.event
+        self.state.table_ids[ev.table_id] = TableId(ev.schema, ev.table)
+
+    def _rows(self, pe: PositionedEvent) -> None:
+        st = self.state
+        ev = pe.event
+        table_id = st.table_ids.get(ev.table_id) or TableId(ev.schema, ev.table)
+        if not self.emitter.wants_table(table_id):
+            return
+        first = 0
+        if st.resume is not None:
+            if st.events < st.resume.events:
+                return  # emitted before the restart
+            if st.events == st.resume.events:
+                first = st.resume.rows
+        rows = self._rows_of(ev)
+        total = len(rows)
+        for index in range(first, total):
+            row = rows[index]
+            if isinstance(ev, WriteRowsEvent):
+                change = RowChange(table_id, Operation.CREATE, None, list(row["values"].values()))
+            elif isinstance(ev, UpdateRowsEvent):
+                change = RowChange(table_id, Operation.UPDATE, list(row["before_values"].values()),
+                                   list(row["after_values"].values()))
+            else:
+                change = RowChange(table_id, Operation.DELETE, list(row["values"].values()), None)
+            st.rows = index + 1 if index < total - 1 else total
+            source = EventSource(
+                ts_ms=pe.timestamp * 1000, db=table_id.database, table=table_id.table, server_id=st.server_id,
+                gtid=st.current_gtid if self.use_gtids else None, file=pe.file, pos=pe.start, row=index,
+                thread=st.thread,
+            )
+            tx_block = None
+            if st.tx is not None:
+                st.tx, total_order, table_order = st.tx.next_event(table_id.dotted())
+                tx_block = (st.tx.id, total_order, table_order)
+            self.emitter.row_change(change, source, st.offset(), tx_block)
