@@ -8,6 +8,7 @@ stored) position. Offsets are committed only once Kafka acknowledged every recor
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,6 +101,41 @@ class Committer:
         self.committed = offset
 
 
+class AckPoller:
+    """Serves the producer's delivery callbacks while the reader waits on the binlog.
+
+    Acks must be processed even when no new record is produced (an idle database), or offsets would
+    lag behind what Kafka already has. A failure is kept and re-raised on the main thread.
+    """
+
+    def __init__(self, writer: KafkaWriter, interval_s: float = 0.05) -> None:
+        self._writer = writer
+        self._interval_s = interval_s
+        self._stop = threading.Event()
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="kafka-ack-poller", daemon=True)
+
+    def start(self) -> "AckPoller":
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self._writer.poll(self._interval_s)
+            except BaseException as exc:  # handed to the main thread by check()
+                self.error = exc
+                return
+
+    def check(self) -> None:
+        if self.error is not None:
+            raise self.error
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+
 class Daemon:
     def __init__(self, loaded: LoadedConfig, token: ShutdownToken, status_path: Path | None = None) -> None:
         self.loaded = loaded
@@ -134,6 +170,7 @@ class Daemon:
         dispatcher = Dispatcher(s, schema, builder, writer, tracker, table_filter)
         committer = Committer(tracker, offsets, s.offsets.flush_interval_ms / 1000)
         self._writer, self._dispatcher, self._committer = writer, dispatcher, committer
+        poller = self._poller = AckPoller(writer).start()
         try:
             offset = self._start_offset(stored, ctl, info, schema, table_filter, dispatcher, params)
             self._flush_and_commit()
@@ -146,6 +183,7 @@ class Daemon:
             return 0
         finally:
             self.phase = "stopped"
+            poller.stop()
             try:
                 self._flush_and_commit()
             finally:
@@ -242,6 +280,7 @@ class Daemon:
                 for pe in reader.events():
                     handler.handle(pe)
                     attempts = 0
+                    self._poller.check()
                     self._committer.maybe_commit()
                     self._write_status()
                     if self.token.requested:

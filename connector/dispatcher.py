@@ -25,7 +25,7 @@ from connector.filters import TableFilter
 from connector.kafka_writer import OutRecord
 from connector.offsets.tracker import OffsetTracker
 from connector.source_info import SnapshotMarker, SourceInfo
-from connector.streaming import EventSource, RowChange
+from connector.streaming import EventPositions, EventSource, RowChange
 from connector.table_schema import TableSchema, TableSchemaBuilder
 from schema_history.changes import SchemaChange
 from schema_history.model import Table, TableId
@@ -50,6 +50,16 @@ class DispatchCounters:
     records_sent: int = 0
     records_acked: int = 0
     data_events: int = 0
+
+
+class _FixedPosition:
+    """Snapshot records: no transaction, one offset for every event."""
+
+    def __init__(self, offset: SourceOffset) -> None:
+        self._offset = offset
+
+    def next_event(self, data_collection: str) -> tuple[None, SourceOffset]:
+        return None, self._offset
 
 
 class Dispatcher:
@@ -126,8 +136,7 @@ class Dispatcher:
         return self.schema.table(table_id) is not None
 
     # ---------------------------------------------------------------- data
-    def row_change(self, change: RowChange, source: EventSource, offset: SourceOffset,
-                   tx_block: tuple[str, int, int] | None) -> None:
+    def row_change(self, change: RowChange, source: EventSource, positions: EventPositions) -> None:
         table = self.schema.table(change.table_id)
         if table is None:
             raise SchemaError(
@@ -144,18 +153,17 @@ class Dispatcher:
                     f"binlog (inconsistent.schema.handling.mode=fail)")
         before = ts.convert_binlog_row(change.before) if change.before is not None else None
         after = ts.convert_binlog_row(change.after) if change.after is not None else None
-        tx = TxBlock(*tx_block) if tx_block is not None else None
-        self._emit_rows(ts, change.op, before, after, source, offset, tx)
+        self._emit_rows(ts, change.op, before, after, source, positions)
 
     def snapshot_row(self, table_id: TableId, values: tuple, source: EventSource, offset: SourceOffset) -> None:
         table = self.schema.table(table_id)
         assert table is not None
         ts = self.table_schema(table)
         after = ts.convert_snapshot_row(values)
-        self._emit_rows(ts, Operation.READ, None, after, source, offset, None)
+        self._emit_rows(ts, Operation.READ, None, after, source, _FixedPosition(offset))
 
     def _emit_rows(self, ts: TableSchema, op: Operation, before: Sequence[Any] | None, after: Sequence[Any] | None,
-                   es: EventSource, offset: SourceOffset, tx: TxBlock | None) -> None:
+                   es: EventSource, positions: EventPositions) -> None:
         events = self._events
         if op.value in events.skipped_operations:
             return
@@ -164,18 +172,20 @@ class Dispatcher:
         planned = plan_row(op, before, after, old_key, new_key, events.tombstones_on_delete)
         source = self._source(es)
         topic = self._topic(ts.table.id)
-        offset_map = offset.to_map()
+        data_collection = ts.table.id.dotted()
         now_ns = self._clock_ns()
-        for i, event in enumerate(planned):
+        for event in planned:
             self.counters.data_events += 1
+            tx_block, offset = positions.next_event(data_collection)
+            tx = TxBlock(*tx_block) if tx_block is not None else None
+            offset_map = offset.to_map()
             headers = self._headers_for(ts, event)
             key = ts.key_bytes(event.key_of) if event.key_of is not None else None
             value = ts.value_bytes(event.op, event.before, event.after, source, tx, now_ns)
-            last = i == len(planned) - 1 and not event.tombstone
-            self._send(OutRecord(topic, key, value, headers), offset_map if last else None)
+            # A delete and its tombstone share one offset: only the last of them carries it.
+            self._send(OutRecord(topic, key, value, headers), None if event.tombstone else offset_map)
             if event.tombstone:
-                self._send(OutRecord(topic, key, None, headers), offset_map if i == len(planned) - 1 else None)
-            # A PK change is delete(+tombstone) then create; the create's tx block counts one more event.
+                self._send(OutRecord(topic, key, None, headers), offset_map)
 
     def _headers_for(self, ts: TableSchema, event: PlannedEvent) -> list[tuple[str, bytes]]:
         if not event.headers or ts.key_schema is None:

@@ -20,7 +20,11 @@ Errors:
     ├── KafkaConfigError          bad producer property (terminal; message says which and what to use)
     ├── KafkaDeliveryError        Kafka rejected a record (terminal for the pipeline; names topic and error)
     ├── KafkaBackpressureTimeout  broker did not acknowledge in time (retriable: restart and resume)
-    └── KafkaWriterInterrupted    shutdown requested while blocked
+    ├── KafkaWriterInterrupted    shutdown requested while blocked
+    ├── KafkaTransactionAborted   exactly-once mode: the transaction was rolled back (retriable: restart)
+    └── KafkaTransactionFatal     exactly-once mode: producer fenced or broken (terminal)
+
+A writer that raised stays failed; the pipeline restarts from the last committed offset with a new one.
 """
 
 from __future__ import annotations
@@ -45,6 +49,8 @@ __all__ = [
     "KafkaDeliveryError",
     "KafkaBackpressureTimeout",
     "KafkaWriterInterrupted",
+    "KafkaTransactionAborted",
+    "KafkaTransactionFatal",
     "build_producer_config",
     "connection_config",
     "java_murmur2",
@@ -52,6 +58,7 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+_LIBRDKAFKA_LOG = logging.getLogger(__name__ + ".librdkafka")
 
 
 class KafkaWriterError(Exception):
@@ -85,6 +92,18 @@ class KafkaWriterInterrupted(KafkaWriterError):
     """`should_stop()` became true while `send` was blocked on back-pressure."""
 
     retriable = True
+
+
+class KafkaTransactionAborted(KafkaWriterError):
+    """The transaction was aborted: none of its records (nor its offsets) are visible. Restart from the
+    last committed offset with a new writer."""
+
+    retriable = True
+
+
+class KafkaTransactionFatal(KafkaWriterError):
+    """The transactional producer cannot continue (e.g. fenced by another instance with the same
+    transactional.id). Terminal."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +184,12 @@ _JAAS = re.compile(
     r"(?P<opts>(\s+\w+\s*=\s*\"[^\"]*\")*)\s*;?\s*$"
 )
 _JAAS_OPTION = re.compile(r"(\w+)\s*=\s*\"([^\"]*)\"")
+
+# Another producer with our transactional.id took over: retrying would only fight it.
+_FENCED_CODES = frozenset({
+    KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH, KafkaError._FENCED,
+    KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+})
 
 # Keys a consumer/admin client for the same cluster needs (connection and security only).
 _CONNECTION_PREFIXES = (
@@ -281,8 +306,10 @@ class KafkaWriter:
         self._failure: KafkaWriterError | None = None
         self._admin: AdminClient | None = None
         self._closed = False
+        self._transactions_ready = False
         try:
-            self._producer = Producer({**self._config, "error_cb": self._on_client_error})
+            # librdkafka logs through Python logging instead of writing to stderr.
+            self._producer = Producer({**self._config, "error_cb": self._on_client_error, "logger": _LIBRDKAFKA_LOG})
         except (KafkaException, ValueError, TypeError) as exc:
             raise KafkaConfigError(f"invalid producer configuration: {exc}") from exc
 
@@ -326,7 +353,11 @@ class KafkaWriter:
                 self._raise_if_failed()
                 self._check_blocked(started, "the producer queue")
             except KafkaException as exc:
-                raise KafkaDeliveryError(record.topic, record.partition, exc.args[0]) from exc
+                failure = KafkaDeliveryError(record.topic, record.partition, exc.args[0])
+                with self._lock:
+                    if self._failure is None:
+                        self._failure = failure
+                raise failure from exc
         with self._lock:
             self._in_flight += 1
         self._producer.poll(0)
@@ -340,7 +371,9 @@ class KafkaWriter:
                 return
             partition = msg.partition() if msg is not None else record.partition  # type: ignore[attr-defined]
             failure = KafkaDeliveryError(record.topic, partition, err)
-            logger.error("%s", failure)
+            # Purged records (close() or an aborted transaction) are expected casualties, not news.
+            purged = err.code() in (KafkaError._PURGE_QUEUE, KafkaError._PURGE_INFLIGHT)
+            logger.log(logging.WARNING if purged else logging.ERROR, "%s", failure)
             with self._lock:
                 if self._failure is None:
                     self._failure = failure
@@ -406,11 +439,91 @@ class KafkaWriter:
         self._producer.close()
         return remaining
 
+    # -- transactions (exactly-once mode, when producer_config has transactional.id) ------------------
+
+    @property
+    def transactional(self) -> bool:
+        return "transactional.id" in self._config
+
+    def _require_transactional(self) -> None:
+        if not self.transactional:
+            raise KafkaConfigError("transactions need transactional.id in the producer configuration")
+
+    def _transaction_failure(self, action: str, exc: KafkaException, timeout_s: float) -> KafkaWriterError:
+        err = exc.args[0]
+        if err.fatal() or err.code() in _FENCED_CODES:
+            failure: KafkaWriterError = KafkaTransactionFatal(
+                f"{action} transaction failed fatally: {err}; if another connector instance uses "
+                f"transactional.id={self._config['transactional.id']}, stop one of them"
+            )
+        else:
+            self._abort_quietly(timeout_s)
+            failure = KafkaTransactionAborted(f"{action} transaction failed, transaction aborted: {err}")
+        with self._lock:
+            if self._failure is None:
+                self._failure = failure
+        return failure
+
+    def _abort_quietly(self, timeout_s: float) -> None:
+        try:
+            self._producer.abort_transaction(timeout_s)
+        except KafkaException as exc:
+            logger.error("Aborting the Kafka transaction failed too: %s", exc.args[0])
+
+    def begin_transaction(self, timeout_s: float = 30.0) -> None:
+        """Open a transaction; the first call initialises the transactional producer, which fences any
+        older producer with the same transactional.id and aborts its unfinished transaction."""
+        self._require_transactional()
+        self._raise_if_failed()
+        try:
+            if not self._transactions_ready:
+                self._producer.init_transactions(timeout_s)
+                self._transactions_ready = True
+            self._producer.begin_transaction()
+        except KafkaException as exc:
+            raise self._transaction_failure("begin", exc, timeout_s) from exc
+
+    def commit_transaction(self, timeout_s: float = 30.0) -> None:
+        """Make every record sent since `begin_transaction` visible at once (read_committed consumers), or
+        none: on failure the transaction is aborted and `KafkaTransactionAborted` raised.
+        Delivery callbacks of the committed records have run when this returns."""
+        self._require_transactional()
+        earlier = self._failure
+        if earlier is not None:
+            err = getattr(earlier, "error", None)
+            if isinstance(err, KafkaError) and (err.fatal() or err.code() in _FENCED_CODES):
+                raise KafkaTransactionFatal(f"transaction cannot commit: {earlier}") from earlier
+            self._abort_quietly(timeout_s)
+            raise KafkaTransactionAborted(f"transaction aborted after an earlier failure: {earlier}") from earlier
+        deadline = self._clock() + timeout_s
+        while True:
+            try:
+                self._producer.commit_transaction(max(0.0, deadline - self._clock()))
+                break
+            except KafkaException as exc:
+                err = exc.args[0]
+                # A retriable commit error (e.g. timeout) leaves the commit in progress: try it again.
+                if err.retriable() and not err.txn_requires_abort() and self._clock() < deadline:
+                    continue
+                raise self._transaction_failure("commit", exc, timeout_s) from exc
+        self._producer.poll(0)
+        self._raise_if_failed()
+
+    def abort_transaction(self, timeout_s: float = 30.0) -> None:
+        """Roll back the open transaction; none of its records become visible."""
+        self._require_transactional()
+        try:
+            self._producer.abort_transaction(timeout_s)
+        except KafkaException as exc:
+            raise self._transaction_failure("abort", exc, timeout_s) from exc
+
     # -- topics ----------------------------------------------------------------------------------------
 
     def _admin_client(self) -> AdminClient:
         if self._admin is None:
-            self._admin = AdminClient(connection_config(self._config))
+            # Metadata requests for one topic would otherwise auto-create it on brokers that allow it.
+            self._admin = AdminClient({**connection_config(self._config), "allow.auto.create.topics": "false",
+                                       "logger": _LIBRDKAFKA_LOG})
         return self._admin
 
     def ensure_topics(self, specs: Iterable[TopicSpec], timeout_s: float = 30.0) -> list[str]:

@@ -23,6 +23,7 @@ __all__ = [
     "Headers",
     "context_headers",
     "key_header",
+    "record_headers",
     "SchemaChange",
     "TableChangeEntry",
     "schema_change_key_bytes",
@@ -261,5 +262,8 @@ def heartbeat_value_bytes(ts_ms: int, schemas_enable: bool = True) -> bytes:
     return _bytes(HEARTBEAT_VALUE_SCHEMA, (ts_ms,), schemas_enable)
 
 
-def iter_header_bytes(headers: Iterable[tuple[str, bytes]]) -> list[tuple[str, bytes]]:
-    return list(headers)
+def record_headers(context: Headers, key_headers: Iterable[tuple[str, bytes]] = ()) -> Headers:
+    """A data record's headers in Debezium's order: `__debezium.newkey`/`oldkey` first (added by the
+    emitter), then the context headers (added by the dispatcher). Transaction BEGIN/END records carry
+    no headers at all; schema-change, data and tombstone records carry the context headers."""
+    return [*key_headers, *context]

@@ -33,6 +33,8 @@ from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateR
 from connector.binlog.gtid import GtidSet
 from connector.binlog.position import SourceOffset, TransactionState
 from connector.binlog.reader import PositionedEvent
+from connector.binlog.rows_decoder import RowPair, RowsDecoder
+from connector.binlog.table_map_cache import CachedTableMapEvent
 from connector.config.modes import Operation
 from schema_history.model import TableId
 
@@ -42,6 +44,7 @@ MARIADB_FL_STANDALONE = 0x01
 _BEGIN = re.compile(r"^\s*BEGIN\s*$", re.IGNORECASE)
 _COMMIT = re.compile(r"^\s*COMMIT\s*$", re.IGNORECASE)
 _XA = re.compile(r"^\s*XA\s+(START|END|BEGIN)\b", re.IGNORECASE)
+_OPERATIONS = {WriteRowsEvent: Operation.CREATE, UpdateRowsEvent: Operation.UPDATE, DeleteRowsEvent: Operation.DELETE}
 
 
 @dataclass(frozen=True)
@@ -78,12 +81,21 @@ class ChangeEmitter(Protocol):
 
     def wants_table(self, table_id: TableId) -> bool: ...
 
-    def row_change(self, change: RowChange, source: EventSource, offset: SourceOffset,
-                   tx_block: tuple[str, int, int] | None) -> None: ...
+    def row_change(self, change: RowChange, source: EventSource, positions: "EventPositions") -> None: ...
 
     def ddl(self, statement: str, database: str, source: EventSource, offset: SourceOffset) -> None: ...
 
     def position_advanced(self, offset: SourceOffset, next_pos: tuple[str, int]) -> None: ...
+
+
+class EventPositions(Protocol):
+    """Hands out, per data event emitted, its `transaction` block and offset.
+
+    One row change can become several data events (a primary-key change is a delete and a create),
+    and each counts in the transaction's orders, so the emitter asks once per event it keeps.
+    """
+
+    def next_event(self, data_collection: str) -> tuple[tuple[str, int, int] | None, SourceOffset]: ...
 
 
 @dataclass(frozen=True)
@@ -138,17 +150,34 @@ class StreamingState:
         )
 
 
+class _StatePositions:
+    """`EventPositions` over the live streaming state."""
+
+    def __init__(self, state: StreamingState) -> None:
+        self._state = state
+
+    def next_event(self, data_collection: str) -> tuple[tuple[str, int, int] | None, SourceOffset]:
+        st = self._state
+        if st.tx is None:
+            return None, st.offset()
+        st.tx, total_order, table_order = st.tx.next_event(data_collection)
+        return (st.tx.id, total_order, table_order), st.offset()
+
+
 class StreamingHandler:
     """Turns positioned binlog events into calls on a `ChangeEmitter`."""
 
     def __init__(self, state: StreamingState, emitter: ChangeEmitter, *, use_gtids: bool, is_mariadb: bool,
-                 provide_transaction_metadata: bool, rows_of: Callable[[object], list] | None = None) -> None:
+                 provide_transaction_metadata: bool,
+                 rows_of: Callable[[object], list[RowPair]] | None = None) -> None:
         self.state = state
         self.emitter = emitter
+        self._positions = _StatePositions(state)
         self.use_gtids = use_gtids
         self.is_mariadb = is_mariadb
         self.tx_metadata = provide_transaction_metadata
-        self._rows_of = rows_of or (lambda ev: ev.rows)
+        # A rows event → [(before, after)] value lists in column order (None image for insert/delete side).
+        self._rows_of = rows_of or RowsDecoder()
         self._handlers: dict[type, Callable[[PositionedEvent], None]] = {
             RotateEvent: self._rotate,
             GtidEvent: self._mysql_gtid,
@@ -156,6 +185,7 @@ class StreamingHandler:
             QueryEvent: self._query,
             XidEvent: self._commit,
             TableMapEvent: self._table_map,
+            CachedTableMapEvent: self._table_map,
             WriteRowsEvent: self._rows,
             UpdateRowsEvent: self._rows,
             DeleteRowsEvent: self._rows,
@@ -285,23 +315,14 @@ class StreamingHandler:
                 first = st.resume.rows
         rows = self._rows_of(ev)
         total = len(rows)
+        op = _OPERATIONS[type(ev)]
         for index in range(first, total):
-            row = rows[index]
-            if isinstance(ev, WriteRowsEvent):
-                change = RowChange(table_id, Operation.CREATE, None, list(row["values"].values()))
-            elif isinstance(ev, UpdateRowsEvent):
-                change = RowChange(table_id, Operation.UPDATE, list(row["before_values"].values()),
-                                   list(row["after_values"].values()))
-            else:
-                change = RowChange(table_id, Operation.DELETE, list(row["values"].values()), None)
+            before, after = rows[index]
+            change = RowChange(table_id, op, before, after)
             st.rows = index + 1 if index < total - 1 else total
             source = EventSource(
                 ts_ms=pe.timestamp * 1000, db=table_id.database, table=table_id.table, server_id=st.server_id,
                 gtid=st.current_gtid if self.use_gtids else None, file=pe.file, pos=pe.start, row=index,
                 thread=st.thread,
             )
-            tx_block = None
-            if st.tx is not None:
-                st.tx, total_order, table_order = st.tx.next_event(table_id.dotted())
-                tx_block = (st.tx.id, total_order, table_order)
-            self.emitter.row_change(change, source, st.offset(), tx_block)
+            self.emitter.row_change(change, source, self._positions)

@@ -7,19 +7,19 @@ runs the column converters and joins precomputed text per row (style.md §2.3).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from connector.config.modes import Operation
 from connector.converters.base import ColumnConverter, ValueSettings
 from connector.converters.registry import base_type_name, resolve
 from connector.envelope import TX_BLOCK_SCHEMA, TxBlock
 from connector.serde.connect_schema import ConnectSchema, Field, Type, struct
-from connector.serde.java_text import jackson_string
 from connector.source_info import SOURCE_SCHEMA, SourceInfo
-from schema_history.model import Table
+from schema_history.model import Table, TableId
 
-__all__ = ["TableSchemaBuilder", "TableSchema", "RowValues", "envelope_schema"]
+__all__ = ["TableSchemaBuilder", "TableSchema", "RowValues", "envelope_schema", "message_key_columns"]
 
 RowValues = list  # Connect values in table column order
 
@@ -55,8 +55,12 @@ class TableSchema:
     key_indexes: tuple[int, ...]
     schemas_enable: bool = True
     _set_columns: tuple[tuple[int, str], ...] = ()
+    # NOT NULL columns whose null (a zero date) becomes the default or the type's fallback
+    _fallbacks: tuple[tuple[int, Any], ...] = ()
     _binlog_fns: tuple = field(default=(), repr=False)
     _snapshot_fns: tuple = field(default=(), repr=False)
+    # indexes of the value columns when column filters drop some (None: all columns)
+    _value_indexes: tuple[int, ...] | None = None
     _key_prefix: str = ""
     _value_prefix: str = ""
 
@@ -71,11 +75,18 @@ class TableSchema:
             for index, name in self._set_columns:
                 if out[index] is None and none_sources.get(name) == _EMPTY_SET:
                     out[index] = ""
+        for index, fallback in self._fallbacks:
+            if out[index] is None:
+                out[index] = fallback
         return out
 
     def convert_snapshot_row(self, values: Sequence[Any]) -> RowValues:
         """A PyMySQL row (with `pymysql_conversions()`, `SELECT *` column order) → Connect values."""
-        return [v if (v is None or fn is None) else fn(v) for fn, v in zip(self._snapshot_fns, values)]
+        out = [v if (v is None or fn is None) else fn(v) for fn, v in zip(self._snapshot_fns, values)]
+        for index, fallback in self._fallbacks:
+            if out[index] is None:
+                out[index] = fallback
+        return out
 
     def key_values(self, row: Sequence[Any]) -> tuple | None:
         if self.key_schema is None:
@@ -111,6 +122,10 @@ class TableSchema:
     ) -> bytes:
         """The envelope value; envelope ts_ms/ts_us/ts_ns all derive from the one instant `ts_ns`."""
         row_writer = self.value_schema.writer
+        if self._value_indexes is not None:  # column.include/exclude.list: project the value images
+            keep = self._value_indexes
+            before = None if before is None else [before[i] for i in keep]
+            after = None if after is None else [after[i] for i in keep]
         parts = [
             self._value_prefix,
             '{"before":',
@@ -139,19 +154,28 @@ class TableSchemaBuilder:
     topic_prefix: str
     settings: ValueSettings = ValueSettings()
     schemas_enable: bool = True
-    # message.key.columns for this builder's tables: table id "db.table" → column names
-    key_columns: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    # message.key.columns: "db.table" → column names, or a function (see `message_key_columns`)
+    key_columns: Mapping[str, Sequence[str]] | Callable[[TableId], Sequence[str] | None] = field(default_factory=dict)
+    # column.include.list / column.exclude.list as a predicate (table, column name) → keep. As in
+    # Debezium's TableSchemaBuilder it filters the value columns only; key columns always stay.
+    column_filter: Callable[[TableId, str], bool] | None = None
 
     def build(self, table: Table) -> TableSchema:
         name_base = f"{self.topic_prefix}.{table.id.database}.{table.id.table}"
         converters = tuple(resolve(c, self.settings) for c in table.columns)
+        value_indexes = None
+        if self.column_filter is not None:
+            kept = tuple(i for i, c in enumerate(table.columns) if self.column_filter(table.id, c.name))
+            value_indexes = kept if len(kept) != len(converters) else None
+        value_converters = converters if value_indexes is None else tuple(converters[i] for i in value_indexes)
         value_schema = ConnectSchema(
             Type.STRUCT,
             optional=True,
             name=f"{name_base}.Value",
-            fields=tuple(Field(c.name, c.schema) for c in converters),
+            fields=tuple(Field(c.name, c.schema) for c in value_converters),
         )
-        key_names = list(self.key_columns.get(table.id.dotted(), table.primary_key_column_names))
+        custom = self.key_columns(table.id) if callable(self.key_columns) else self.key_columns.get(table.id.dotted())
+        key_names = list(custom if custom else table.primary_key_column_names)
         index_of = {c.name.lower(): i for i, c in enumerate(table.columns)}
         key_indexes = tuple(index_of[n.lower()] for n in key_names if n.lower() in index_of)
         key_schema = None
@@ -175,6 +199,8 @@ class TableSchemaBuilder:
             key_indexes=key_indexes,
             schemas_enable=enable,
             _set_columns=set_columns,
+            _value_indexes=value_indexes,
+            _fallbacks=tuple((i, c.fallback) for i, c in enumerate(converters) if c.fallback is not None),
             _binlog_fns=tuple(c.from_binlog for c in converters),
             _snapshot_fns=tuple(c.from_snapshot for c in converters),
             _key_prefix=('{"schema":' + key_schema.json + ',"payload":') if (enable and key_schema) else "",
@@ -182,5 +208,21 @@ class TableSchemaBuilder:
         )
 
 
-def quoted(text: str) -> str:
-    return jackson_string(text)
+def message_key_columns(spec: str | None) -> Callable[[TableId], Sequence[str] | None]:
+    """Debezium's `message.key.columns` (`db.tbl:c1,c2;regex:c3`): the first entry whose table regex
+    matches `db.table` in full gives the key columns; None (use the primary key) when none matches."""
+    entries: list[tuple[re.Pattern[str], list[str]]] = []
+    for part in (spec or "").split(";"):
+        if not part.strip():
+            continue
+        table_regex, _, columns = part.strip().rpartition(":")
+        entries.append((re.compile(table_regex.strip()), [c.strip() for c in columns.split(",") if c.strip()]))
+
+    def lookup(table_id: TableId) -> Sequence[str] | None:
+        name = table_id.dotted()
+        for pattern, columns in entries:
+            if pattern.fullmatch(name):
+                return columns
+        return None
+
+    return lookup

@@ -10,6 +10,8 @@ Library behaviours we deliberately work around (python-mysql-replication.md §4.
 - B3: `is_mariadb=True` ignores file/pos. We connect MariaDB with the MySQL dump command; the library
   always sets `@mariadb_slave_capability=4`, so MariaDB sends its native GTID events, which mark
   transaction starts.
+- B11: it re-parses every TABLE_MAP. Ours arrive as `CachedTableMapEvent` (a `TableMapEvent`), parsed
+  once per distinct body (`table_map_cache.py`); rows are decoded by `rows_decoder.RowsDecoder`.
 """
 
 from __future__ import annotations
@@ -36,16 +38,19 @@ from pymysqlreplication.event import (
 )
 from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateRowsEvent, WriteRowsEvent
 
+from connector.binlog import table_map_cache
 from connector.binlog.position import BinlogPosition
+from connector.binlog.table_map_cache import CachedTableMapEvent, TableMapCache
 
 log = logging.getLogger(__name__)
 
 # See module docstring (B2/B4): errors must reach us so we restart from a transaction boundary.
 _binlogstream.MYSQL_EXPECTED_ERROR_CODES = []
+table_map_cache.install()
 
 EVENT_TYPES = [
-    QueryEvent, XidEvent, GtidEvent, MariadbGtidEvent, TableMapEvent, WriteRowsEvent, UpdateRowsEvent,
-    DeleteRowsEvent, RotateEvent, HeartbeatLogEvent, FormatDescriptionEvent, StopEvent, RowsQueryLogEvent,
+    QueryEvent, XidEvent, GtidEvent, MariadbGtidEvent, TableMapEvent, CachedTableMapEvent, WriteRowsEvent,
+    UpdateRowsEvent, DeleteRowsEvent, RotateEvent, HeartbeatLogEvent, FormatDescriptionEvent, StopEvent, RowsQueryLogEvent,
     MariadbAnnotateRowsEvent, XAPrepareEvent,
 ]
 
@@ -89,6 +94,8 @@ class BinlogReader:
         self._start = start
         self._heartbeat_s = heartbeat_interval_s
         self._stream: BinLogStreamReader | None = None
+        # Parsed TABLE_MAP bodies, kept across rotations and reconnects (the key includes the table id).
+        self._parsed_table_maps: dict[bytes, dict[str, Any]] = {}
         self.file = start.file
         self.next_pos = start.pos
 
@@ -107,6 +114,7 @@ class BinlogReader:
             slave_heartbeat=self._heartbeat_s,
             enable_logging=False,
         )
+        self._stream.table_map = TableMapCache(self._parsed_table_maps)
         log.info("binlog reader connecting at %s", self._start)
 
     def events(self) -> Iterator[PositionedEvent]:
@@ -117,17 +125,24 @@ class BinlogReader:
             packet = event.packet
             log_pos = packet.log_pos
             if isinstance(event, RotateEvent):
+                if event.timestamp:
+                    # A real rotate made the library start a plain dict (table ids may be reused now).
+                    self._stream.table_map = TableMapCache(self._parsed_table_maps)
                 self.file = event.next_binlog
                 self.next_pos = event.position
                 yield PositionedEvent(event, self.file, event.position, event.position, event.timestamp,
                                       packet.server_id)
                 continue
             if isinstance(event, HeartbeatLogEvent):
-                # A heartbeat's log_pos is the end of the binlog the server has sent so far.
+                # A heartbeat's log_pos is the end of the binlog the server has sent so far (events the
+                # library filtered out, e.g. MariaDB binlog checkpoints, are only visible this way).
+                if log_pos and log_pos > self.next_pos:
+                    self.next_pos = log_pos
                 yield PositionedEvent(event, self.file, self.next_pos, self.next_pos, event.timestamp,
                                       packet.server_id)
                 continue
-            start = log_pos - event.event_size if log_pos else self.next_pos
+            # The library's event.event_size excludes the header, so take the header's full length.
+            start = log_pos - packet.event_size if log_pos else self.next_pos
             if log_pos:
                 self.next_pos = log_pos
             yield PositionedEvent(event, self.file, start, self.next_pos, event.timestamp, packet.server_id)

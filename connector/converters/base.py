@@ -14,7 +14,8 @@ from connector.config.modes import (
 from connector.serde.connect_schema import ConnectSchema
 from schema_history.model import Column
 
-__all__ = ["ValueSettings", "Kind", "ColumnConverter", "UnsupportedColumnType", "ValueFn", "DefaultFn", "unsigned"]
+__all__ = ["ValueSettings", "Kind", "ColumnConverter", "UnsupportedColumnType", "ValueFn", "DefaultFn", "unsigned",
+           "base_type_name"]
 
 ValueFn = Callable[[Any], Any]
 DefaultFn = Callable[[str, Column], Any]
@@ -35,6 +36,10 @@ class ValueSettings:
     include_schema_comments: bool = False
     # enable.time.adjuster: 2-digit YEAR values 0-69 → 2000-2069, 70-99 → 1970-1999
     enable_time_adjuster: bool = True
+    # True when binlog values come from python-mysql-replication 1.0.17's own decoder, whose negative
+    # TIME(n) fractions are complemented (python-mysql-replication.md B6) and must be undone here;
+    # False for connector/binlog/value_decoders.py, which decodes them correctly.
+    binlog_negative_time_fraction_complemented: bool = False
 
 
 @dataclass(frozen=True)
@@ -48,15 +53,30 @@ class Kind:
     from_binlog: ValueFn | None
     from_snapshot: ValueFn | None
     parse_default: DefaultFn | None
+    # the value Debezium substitutes when a NOT NULL column yields null (zero dates): the epoch
+    fallback: Any = None
 
 
 @dataclass(frozen=True)
 class ColumnConverter:
+    """Per column: field schema and value functions; `fallback` replaces a null in a NOT NULL column
+    (Debezium's `convertValue`: the schema default if any, else the type's fallback), or is None."""
+
     name: str
     schema: ConnectSchema
     from_binlog: ValueFn | None
     from_snapshot: ValueFn | None
+    fallback: Any = None
 
 
 def unsigned(column: Column) -> bool:
     return " UNSIGNED" in column.type_name.upper()
+
+
+def base_type_name(column: Column) -> str:
+    """`BIGINT UNSIGNED ZEROFILL` → `BIGINT`."""
+    name = column.type_name.upper()
+    for suffix in (" ZEROFILL", " UNSIGNED", " SIGNED"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    return name

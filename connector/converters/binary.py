@@ -12,7 +12,7 @@ import binascii
 from typing import Any, Callable
 
 from connector.config.modes import BinaryHandlingMode
-from connector.converters.base import Kind, ValueSettings
+from connector.converters.base import Kind, ValueSettings, base_type_name
 from connector.serde.connect_schema import ConnectSchema, Type
 from schema_history.model import Column
 
@@ -30,27 +30,18 @@ _ENCODINGS: dict[BinaryHandlingMode, tuple[ConnectSchema, Callable[[bytes], Any]
     BinaryHandlingMode.BASE64: (ConnectSchema(Type.STRING), lambda b: base64.b64encode(b).decode("ascii")),
     BinaryHandlingMode.BASE64_URL_SAFE: (ConnectSchema(Type.STRING),
                                          lambda b: base64.urlsafe_b64encode(b).decode("ascii")),
-    BinaryHandlingMode.HEX: (ConnectSchema(Type.STRING), lambda b: binascii.hexlify(b).decode("ascii").upper()),
+    BinaryHandlingMode.HEX: (ConnectSchema(Type.STRING), lambda b: binascii.hexlify(b).decode("ascii")),
 }
 
 
 def _parse_default(expr: str) -> bytes | None:
-    text = expr.strip()
-    if text.upper() == "NULL":
+    if expr.upper() == "NULL":
         return None
-    if text[:2].upper() == "X'" and text.endswith("'"):
-        return bytes.fromhex(text[2:-1])
-    if text[:2] == "0x":
-        return bytes.fromhex(text[2:])
-    if len(text) >= 2 and text[0] == text[-1] == "'":
-        text = text[1:-1]
-    return text.encode("utf-8")
+    return expr.encode("utf-8")
 
 
 def binary(column: Column, settings: ValueSettings) -> Kind:
     schema, encode = _ENCODINGS[settings.binary_mode]
-    from connector.converters.registry import base_type_name
-
     if base_type_name(column) == "BINARY" and column.length:
         width = column.length
 
@@ -65,7 +56,8 @@ def binary(column: Column, settings: ValueSettings) -> Kind:
         return encode(_as_bytes(value))
 
     def default(expr: str, col: Column) -> Any:
+        # Debezium converts the default's String as is: its UTF-8 bytes, never padded
         raw = _parse_default(expr)
-        return None if raw is None else from_binlog(raw)
+        return None if raw is None else encode(raw)
 
     return Kind(schema, from_binlog, from_snapshot, default)

@@ -21,14 +21,19 @@ def _bits_int(value: Any) -> int:
 
 
 def _parse_default(expr: str) -> int | None:
+    # the history keeps BIT defaults as the binary digits (b'10101' → "10101"), as Debezium's
+    # BinlogDefaultValueConverter.convertToBits expects
     text = expr.strip()
     if text.upper() == "NULL":
         return None
     if text[:2].lower() == "b'" and text.endswith("'"):
-        return int(text[2:-1] or "0", 2)
-    if text[:2] == "0x":
+        text = text[2:-1]
+    elif text[:2] == "0x":
         return int(text[2:], 16)
-    return int(text.strip("'"))
+    text = text.strip("'")
+    if text.lower() in ("true", "false"):
+        return 1 if text.lower() == "true" else 0
+    return int(text or "0", 2)
 
 
 def bit(column: Column, settings: ValueSettings) -> Kind:

@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from connector.config.modes import BigIntUnsignedHandlingMode
-from connector.converters.base import Kind, ValueSettings, unsigned
+from connector.converters.base import Kind, ValueSettings, base_type_name, unsigned
 from connector.serde.connect_schema import DECIMAL_NAME, ConnectSchema, Type
 from connector.serde.java_text import to_float32
 from schema_history.model import Column
@@ -58,8 +58,6 @@ def _int_default(expr: str, column: Column) -> Any:
 
 
 def integer(column: Column, settings: ValueSettings) -> Kind:
-    from connector.converters.registry import base_type_name
-
     base = base_type_name(column)
     is_unsigned = unsigned(column)
     if base in ("BIGINT", "INT8", "SERIAL") and (is_unsigned or base == "SERIAL"):
@@ -67,8 +65,10 @@ def integer(column: Column, settings: ValueSettings) -> Kind:
             schema = ConnectSchema(Type.BYTES, name=DECIMAL_NAME, version=1,
                                    parameters=(("scale", "0"), ("connect.decimal.precision", "20")))
             return Kind(schema, Decimal, Decimal, lambda e, c: _opt(Decimal, _int_default(e, c)))
+        # values wrap like Java's long; a DDL default above Long.MAX_VALUE saturates instead (seen
+        # in the reference run: DEFAULT 18446744073709551615 → 9223372036854775807)
         return Kind(ConnectSchema(Type.INT64), _wrap_long, _wrap_long,
-                    lambda e, c: _opt(_wrap_long, _int_default(e, c)))
+                    lambda e, c: _opt(lambda v: min(v, _MAX_LONG), _int_default(e, c)))
     connect_type = _INT_TYPES.get((base, is_unsigned), Type.INT64 if is_unsigned else Type.INT32)
     return Kind(ConnectSchema(connect_type), None, None, _int_default)
 
@@ -100,11 +100,9 @@ def _float_default(expr: str, column: Column) -> Any:
 
 
 def floating(column: Column, settings: ValueSettings) -> Kind:
-    from connector.converters.registry import base_type_name
-
     base = base_type_name(column)
     # FLOAT(p) with p > 24 is a double in MySQL; plain FLOAT / FLOAT(M,D) are single precision.
     single = base in ("FLOAT", "FLOAT4") and (column.length is None or column.scale is not None or column.length <= 24)
     if single:
         return Kind(ConnectSchema(Type.FLOAT32), None, to_float32, _float_default)
-    return Kind(ConnectSchema(Type.FLOAT64), float, float, _float_default)
+    return Kind(ConnectSchema(Type.FLOAT64), None, None, _float_default)  # already floats

@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Callable
 
 from connector.converters import binary, bits, decimal, enum_set, json_type, numeric, spatial, temporal, text
-from connector.converters.base import ColumnConverter, Kind, UnsupportedColumnType, ValueSettings
+from connector.converters.base import ColumnConverter, Kind, UnsupportedColumnType, ValueSettings, base_type_name
 from schema_history.model import Column
 
 __all__ = ["resolve", "ColumnConverter", "ValueSettings", "UnsupportedColumnType", "base_type_name"]
@@ -58,15 +58,6 @@ _FAMILIES: dict[str, Factory] = {
 }
 
 
-def base_type_name(column: Column) -> str:
-    """`BIGINT UNSIGNED ZEROFILL` → `BIGINT`."""
-    name = column.type_name.upper()
-    for suffix in (" ZEROFILL", " UNSIGNED", " SIGNED"):
-        if name.endswith(suffix):
-            name = name[: -len(suffix)]
-    return name
-
-
 def resolve(column: Column, settings: ValueSettings) -> ColumnConverter:
     factory = _FAMILIES.get(base_type_name(column))
     if factory is None:
@@ -82,4 +73,7 @@ def resolve(column: Column, settings: ValueSettings) -> ColumnConverter:
         default = kind.parse_default(column.default_value_expression, column)
         if default is not None:
             schema = replace(schema, default=default)
-    return ColumnConverter(column.name, schema, kind.from_binlog, kind.from_snapshot)
+    fallback = None
+    if not column.optional:
+        fallback = schema.default if schema.has_default else kind.fallback
+    return ColumnConverter(column.name, schema, kind.from_binlog, kind.from_snapshot, fallback)

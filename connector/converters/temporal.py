@@ -25,11 +25,23 @@ _EPOCH_ORDINAL = _dt.date(1970, 1, 1).toordinal()
 _US = 1_000_000
 
 
+# ---------------------------------------------------------------- two-digit years
+def _adjust_year(year: int) -> int:
+    """enable.time.adjuster: years 0-69 → 2000-2069, 70-99 → 1970-1999 (Debezium adjustTemporal)."""
+    if year < 70:
+        return year + 2000
+    if year < 100:
+        return year + 1900
+    return year
+
+
 # ---------------------------------------------------------------- parsing the server's text
-def _days_from_text(text: str) -> int | None:
+def _days_from_text(text: str, adjust: bool = True) -> int | None:
     year, month, day = int(text[0:4]), int(text[5:7]), int(text[8:10])
     if month == 0 or day == 0:  # zero dates: JDBC's zeroDateTimeBehavior=CONVERT_TO_NULL
         return None
+    if adjust and year < 100:
+        year = _adjust_year(year)
     return _dt.date(year, month, day).toordinal() - _EPOCH_ORDINAL
 
 
@@ -38,8 +50,8 @@ def _fraction_us(text: str) -> int:
     return int((text + "000000")[:6]) if text else 0
 
 
-def _datetime_us_from_text(text: str) -> int | None:
-    days = _days_from_text(text)
+def _datetime_us_from_text(text: str, adjust: bool = True) -> int | None:
+    days = _days_from_text(text, adjust)
     if days is None:
         return None
     hh, mm, ss = int(text[11:13]), int(text[14:16]), int(text[17:19])
@@ -57,16 +69,26 @@ def _time_us_from_text(text: str) -> int:
 
 
 # ---------------------------------------------------------------- python-mysql-replication values
-def _days_from_date(value: _dt.date) -> int:
-    return value.toordinal() - _EPOCH_ORDINAL
+def _ordinal(value: _dt.date, adjust: bool) -> int:
+    if adjust and value.year < 100:
+        return value.replace(year=_adjust_year(value.year)).toordinal()
+    return value.toordinal()
 
 
-def _datetime_us(value: _dt.datetime) -> int:
-    return ((value.toordinal() - _EPOCH_ORDINAL) * 86400 + value.hour * 3600 + value.minute * 60
+def _days_from_date(value: _dt.date, adjust: bool = True) -> int:
+    return _ordinal(value, adjust) - _EPOCH_ORDINAL
+
+
+def _datetime_us(value: _dt.datetime, adjust: bool = True) -> int:
+    return ((_ordinal(value, adjust) - _EPOCH_ORDINAL) * 86400 + value.hour * 3600 + value.minute * 60
             + value.second) * _US + value.microsecond
 
 
-def _time_us_from_binlog(value: _dt.timedelta) -> int:
+def _time_us(value: _dt.timedelta) -> int:
+    return (value.days * 86400 + value.seconds) * _US + value.microseconds
+
+
+def _time_us_from_b6_binlog(value: _dt.timedelta) -> int:
     us = (value.days * 86400 + value.seconds) * _US + value.microseconds
     if us < 0:
         # python-mysql-replication B6: a negative TIME(n) with a fraction comes back with the
@@ -78,13 +100,16 @@ def _time_us_from_binlog(value: _dt.timedelta) -> int:
     return us
 
 
-def _iso_utc(us: int, fsp: int) -> str:
+def _iso_utc(us: int, fsp: int | None = None) -> str:
+    """UTC ISO-8601 with `Z`. Without fsp (snapshot values) like ISO_OFFSET_DATE_TIME: the fraction only
+    when non-zero, trailing zeros dropped (`…06.789Z`); with fsp (binlog values, DDL defaults) exactly
+    fsp digits (`…06.789000Z`)."""
     seconds, frac = divmod(us, _US)
     stamp = _dt.datetime(1970, 1, 1) + _dt.timedelta(seconds=seconds)
     text = f"{stamp.year:04d}-{stamp.month:02d}-{stamp.day:02d}T{stamp.hour:02d}:{stamp.minute:02d}:{stamp.second:02d}"
-    if fsp > 0:
+    if fsp:
         text += "." + f"{frac:06d}"[:fsp]
-    elif frac:  # ISO_OFFSET_DATE_TIME prints a non-zero fraction without trailing zeros
+    elif frac:
         text += "." + f"{frac:06d}".rstrip("0")
     return text + "Z"
 
@@ -107,7 +132,12 @@ CONNECT_TIMESTAMP = _named(Type.INT64, "org.apache.kafka.connect.data.Timestamp"
 ZONED_TIMESTAMP = _named(Type.STRING, "io.debezium.time.ZonedTimestamp")
 YEAR = _named(Type.INT32, "io.debezium.time.Year")
 
-Scale = Callable[[int], int]  # µs → target unit
+ISO_DATE = _named(Type.STRING, "io.debezium.time.IsoDate")
+ISO_TIME = _named(Type.STRING, "io.debezium.time.IsoTime")
+ISO_TIMESTAMP = _named(Type.STRING, "io.debezium.time.IsoTimestamp")
+
+Scale = Callable[[int], Any]  # µs (or days, for DATE) → the Connect value
+_DAY_US = 86400 * _US
 
 
 def _ms(us: int) -> int:
@@ -122,25 +152,61 @@ def _same(us: int) -> int:
     return us
 
 
+def _time_of_day_ms(us: int) -> int | None:
+    # Kafka's Time is a time of day: durations outside [0, 24h) have no value (Debezium emits null)
+    return us // 1000 if 0 <= us < _DAY_US else None
+
+
+def _fraction_text(frac_us: int) -> str:
+    return ("." + f"{frac_us:06d}".rstrip("0")) if frac_us else ""
+
+
+def _iso_time(us: int) -> str | None:
+    if not 0 <= us < _DAY_US:
+        return None
+    seconds, frac = divmod(us, _US)
+    return f"{seconds // 3600:02d}:{seconds // 60 % 60:02d}:{seconds % 60:02d}{_fraction_text(frac)}Z"
+
+
+def _iso_timestamp(us: int) -> str:
+    seconds, frac = divmod(us, _US)
+    stamp = _dt.datetime(1970, 1, 1) + _dt.timedelta(seconds=seconds)
+    return (f"{stamp.year:04d}-{stamp.month:02d}-{stamp.day:02d}T{stamp.hour:02d}:{stamp.minute:02d}:"
+            f"{stamp.second:02d}{_fraction_text(frac)}Z")
+
+
+def _iso_date(days: int) -> str:
+    day = _dt.date.fromordinal(days + _EPOCH_ORDINAL)
+    return f"{day.year:04d}-{day.month:02d}-{day.day:02d}Z"
+
+
 _M = TimePrecisionMode
-# mode → (fsp ≤ 3 schema, unit), (fsp > 3 schema, unit) for TIME and DATETIME
-_TIME_RULES: dict[TimePrecisionMode, tuple[tuple[ConnectSchema, Scale], tuple[ConnectSchema, Scale]]] = {
+Rule = tuple[ConnectSchema, Scale]
+# mode → (rule for fsp ≤ 3, rule for fsp > 3). `adaptive` is refused by Debezium 3.6's MySQL connector
+# ("no longer supported") but is kept here for completeness.
+_TIME_RULES: dict[TimePrecisionMode, tuple[Rule, Rule]] = {
     _M.ADAPTIVE_TIME_MICROSECONDS: ((MICRO_TIME, _same), (MICRO_TIME, _same)),
     _M.ADAPTIVE: ((TIME_MS, _ms), (MICRO_TIME, _same)),
-    _M.CONNECT: ((CONNECT_TIME, _ms), (CONNECT_TIME, _ms)),
+    _M.CONNECT: ((CONNECT_TIME, _time_of_day_ms), (CONNECT_TIME, _time_of_day_ms)),
     _M.MICROSECONDS: ((MICRO_TIME, _same), (MICRO_TIME, _same)),
     _M.NANOSECONDS: ((NANO_TIME, _ns), (NANO_TIME, _ns)),
+    _M.ISOSTRING: ((ISO_TIME, _iso_time), (ISO_TIME, _iso_time)),
 }
-_DATETIME_RULES: dict[TimePrecisionMode, tuple[tuple[ConnectSchema, Scale], tuple[ConnectSchema, Scale]]] = {
+_DATETIME_RULES: dict[TimePrecisionMode, tuple[Rule, Rule]] = {
     _M.ADAPTIVE_TIME_MICROSECONDS: ((TIMESTAMP_MS, _ms), (MICRO_TIMESTAMP, _same)),
     _M.ADAPTIVE: ((TIMESTAMP_MS, _ms), (MICRO_TIMESTAMP, _same)),
     _M.CONNECT: ((CONNECT_TIMESTAMP, _ms), (CONNECT_TIMESTAMP, _ms)),
     _M.MICROSECONDS: ((MICRO_TIMESTAMP, _same), (MICRO_TIMESTAMP, _same)),
     _M.NANOSECONDS: ((NANO_TIMESTAMP, _ns), (NANO_TIMESTAMP, _ns)),
+    _M.ISOSTRING: ((ISO_TIMESTAMP, _iso_timestamp), (ISO_TIMESTAMP, _iso_timestamp)),
+}
+_DATE_RULES: dict[TimePrecisionMode, Rule] = {
+    _M.CONNECT: (CONNECT_DATE, _same),
+    _M.ISOSTRING: (ISO_DATE, _iso_date),
 }
 
 
-def _rule(table: dict, column: Column, settings: ValueSettings) -> tuple[ConnectSchema, Scale]:
+def _rule(table: dict, column: Column, settings: ValueSettings) -> Rule:
     rules = table.get(settings.time_precision_mode)
     if rules is None:
         raise UnsupportedColumnType(f"time.precision.mode={settings.time_precision_mode.value} is not supported yet")
@@ -169,25 +235,35 @@ def _text_default(parse: Callable[[str], Any]) -> Callable[[str, Column], Any]:
 
 # ---------------------------------------------------------------- families
 def date(column: Column, settings: ValueSettings) -> Kind:
-    schema = CONNECT_DATE if settings.time_precision_mode is _M.CONNECT else DATE
-    return Kind(schema, _days_from_date, _days_from_text, _text_default(_days_from_text))
+    schema, scale = _DATE_RULES.get(settings.time_precision_mode, (DATE, _same))
+    adjust = settings.enable_time_adjuster
+
+    def from_text(text: str) -> Any:
+        days = _days_from_text(text, adjust)
+        return None if days is None else scale(days)
+
+    return Kind(schema, lambda v: scale(_days_from_date(v, adjust)), from_text, _text_default(from_text),
+                fallback=scale(0))
 
 
 def time(column: Column, settings: ValueSettings) -> Kind:
     schema, scale = _rule(_TIME_RULES, column, settings)
+    binlog_us = _time_us_from_b6_binlog if settings.binlog_negative_time_fraction_complemented else _time_us
     return Kind(
         schema,
-        lambda v: scale(_time_us_from_binlog(v)),
+        lambda v: scale(binlog_us(v)),
         lambda v: scale(_time_us_from_text(v)),
         _text_default(lambda t: scale(_time_us_from_text(t))),
+        fallback=scale(0),
     )
 
 
 def datetime_(column: Column, settings: ValueSettings) -> Kind:
     schema, scale = _rule(_DATETIME_RULES, column, settings)
+    adjust = settings.enable_time_adjuster
 
-    def from_text(text: str) -> int | None:
-        us = _datetime_us_from_text(text)
+    def from_text(text: str) -> Any:
+        us = _datetime_us_from_text(text, adjust)
         return None if us is None else scale(us)
 
     def default(expr: str, col: Column) -> Any:
@@ -196,7 +272,7 @@ def datetime_(column: Column, settings: ValueSettings) -> Kind:
             return None if col.optional else 0
         return None if not text or text.upper() == "NULL" else from_text(text)
 
-    return Kind(schema, lambda v: scale(_datetime_us(v)), from_text, default)
+    return Kind(schema, lambda v: scale(_datetime_us(v, adjust)), from_text, default, fallback=scale(0))
 
 
 def timestamp(column: Column, settings: ValueSettings) -> Kind:
@@ -204,20 +280,37 @@ def timestamp(column: Column, settings: ValueSettings) -> Kind:
 
     def from_text(text: str) -> str | None:
         us = _datetime_us_from_text(text)
-        return None if us is None else _iso_utc(us, fsp)
+        return None if us is None else _iso_utc(us)
+
+    def from_binlog(value: _dt.datetime) -> str | None:
+        us = _datetime_us(value)
+        # python-mysql-replication B9: a zero TIMESTAMP arrives as the epoch, which no real
+        # TIMESTAMP can be (the minimum is 00:00:01); Debezium emits null for it.
+        # Streaming keeps exactly fsp fraction digits, the snapshot (JDBC) path drops trailing zeros
+        # (reference runs: `…06.789000Z` streamed vs `…06.789Z` snapshotted for a TIMESTAMP(6)).
+        return None if us == 0 else _iso_utc(us, fsp)
 
     def default(expr: str, col: Column) -> Any:
+        # BinlogDefaultValueConverter.convertToTimestamp: zero/epoch → null when nullable, else epoch
         text = expr.strip().strip("'")
-        if _is_now(text) or text.startswith("0000-00-00"):
-            return None if col.optional else _iso_utc(0, fsp)
-        return None if not text or text.upper() == "NULL" else from_text(text)
+        if _is_now(text) or text.startswith("0000-00-00") or text in ("0", "1970-01-01 00:00:00"):
+            return None if col.optional else _iso_utc(0)
+        if not text or text.upper() == "NULL":
+            return None
+        us = _datetime_us_from_text(text, adjust=False)
+        return None if us is None else _iso_utc(us, fsp)
 
-    return Kind(ZONED_TIMESTAMP, lambda v: _iso_utc(_datetime_us(v), fsp), from_text, default)
-
-
-def _year_value(value: Any) -> int:
-    return int(value)
+    return Kind(ZONED_TIMESTAMP, from_binlog, from_text, default, fallback=_iso_utc(0))
 
 
 def year(column: Column, settings: ValueSettings) -> Kind:
-    return Kind(YEAR, None, _year_value, _text_default(lambda t: int(t)))
+    # Snapshot: JDBC's YEAR 0 (and any year < 100) goes through the two-digit-year adjuster
+    # (0 → 2000); streaming keeps what the binlog decoder gives (YEAR 0 → 1900 in both
+    # mysql-binlog-connector-java and python-mysql-replication), as the reference runs show.
+    if settings.enable_time_adjuster:
+        def from_snapshot(value: Any) -> int:
+            year_ = int(value)
+            return _adjust_year(year_) if year_ < 100 else year_
+    else:
+        from_snapshot = int  # type: ignore[assignment]
+    return Kind(YEAR, None, from_snapshot, _text_default(lambda t: int(t)))

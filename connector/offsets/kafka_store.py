@@ -18,7 +18,7 @@ import threading
 import time
 from typing import Any, Callable, Mapping
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition
+from confluent_kafka import Consumer, KafkaError, TopicPartition
 
 from connector.kafka_writer import (
     KafkaWriter,
@@ -101,12 +101,16 @@ class KafkaOffsetStore:
             "enable.partition.eof": "true",
             "auto.offset.reset": "earliest",
             "isolation.level": "read_committed",
+            # A one-off read at startup: do not let the broker hold empty fetches for the default 500 ms.
+            "fetch.wait.max.ms": "10",
             **self._consumer_overrides,
         })
         latest: bytes | None = None
         found_in: set[int] = set()
         try:
-            consumer.assign([TopicPartition(self._topic, p, OFFSET_BEGINNING) for p in range(partitions)])
+            # Offset 0 rather than OFFSET_BEGINNING saves a ListOffsets round trip per partition; a log that
+            # no longer starts at 0 is out of range and auto.offset.reset=earliest moves to its start.
+            consumer.assign([TopicPartition(self._topic, p, 0) for p in range(partitions)])
             at_end: set[int] = set()
             deadline = self._clock() + self._load_timeout_s
             while len(at_end) < partitions:
@@ -115,7 +119,7 @@ class KafkaOffsetStore:
                         f"reading offsets topic {self._topic} did not reach the end of partitions "
                         f"{sorted(set(range(partitions)) - at_end)} within {self._load_timeout_s:g} s"
                     )
-                for msg in consumer.consume(num_messages=500, timeout=0.2):
+                for msg in consumer.consume(num_messages=500, timeout=0.05):
                     err = msg.error()
                     if err is not None:
                         if err.code() == KafkaError._PARTITION_EOF:
@@ -132,12 +136,19 @@ class KafkaOffsetStore:
                            self._key.decode(errors="replace"), sorted(found_in), self._topic)
         return None if latest is None else parse_offset(latest, f"offsets topic {self._topic}")
 
-    def save(self, offset: Mapping[str, Any]) -> None:
+    def _record(self, offset: Mapping[str, Any]) -> OutRecord:
         partitions = self._ensure_topic()
+        return OutRecord(self._topic, self._key, render_offset(offset), [],
+                         java_default_partition(self._key, partitions))
+
+    def stage(self, offset: Mapping[str, Any]) -> None:
+        """Exactly-once mode: send the offset inside the writer's open transaction, without waiting;
+        it becomes durable (and visible) with `commit_transaction`."""
+        self._writer.send(self._record(offset), lambda: None)
+
+    def save(self, offset: Mapping[str, Any]) -> None:
         acked = threading.Event()
-        record = OutRecord(self._topic, self._key, render_offset(offset), [],
-                           java_default_partition(self._key, partitions))
-        self._writer.send(record, acked.set)
+        self._writer.send(self._record(offset), acked.set)
         deadline = self._clock() + self._flush_timeout_s
         while not acked.is_set():
             if self._clock() > deadline:

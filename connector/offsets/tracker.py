@@ -34,13 +34,17 @@ class OffsetTracker:
         self._pending: deque[list[Any]] = deque()
         self._committable: dict[str, Any] | None = None
         self._version = 0  # bumped whenever _committable changes, so committers can skip re-saving
+        self._newest: dict[str, Any] | None = None  # last offset tracked or observed, acked or not
 
     def track(self, offset: Mapping[str, Any] | None) -> int:
         """Register the next record (before producing it) with the source offset it carries, if any."""
         with self._lock:
             seq = self._next_seq
             self._next_seq += 1
-            self._pending.append([dict(offset) if offset is not None else None, False])
+            copied = dict(offset) if offset is not None else None
+            self._pending.append([copied, False])
+            if copied is not None:
+                self._newest = copied
             return seq
 
     def ack(self, seq: int) -> None:
@@ -59,7 +63,9 @@ class OffsetTracker:
         """
         with self._lock:
             self._next_seq += 1
-            self._pending.append([dict(offset), True])
+            copied = dict(offset)
+            self._pending.append([copied, True])
+            self._newest = copied
             self._advance()
 
     def _advance(self) -> None:
@@ -81,6 +87,15 @@ class OffsetTracker:
         with self._lock:
             offset = None if self._committable is None else dict(self._committable)
             return self._version, offset
+
+    def newest(self) -> dict[str, Any] | None:
+        """The offset of the last record tracked, acknowledged or not.
+
+        Only for exactly-once mode, where it is written inside the same Kafka transaction as those records:
+        the commit makes the records and the offset visible together or not at all.
+        """
+        with self._lock:
+            return None if self._newest is None else dict(self._newest)
 
     def in_flight(self) -> int:
         """Records tracked but not yet part of the acknowledged prefix."""

@@ -6,8 +6,9 @@ JsonConverter hands numbers and strings to Jackson's `UTF8JsonGenerator`, so byt
   otherwise "computerized scientific notation" (`1.0E7`, `1.0E-5`, `1.7976931348623157E308`), always
   with at least one digit after the point; `NaN`/`Infinity` are written as JSON strings because
   Jackson's `WRITE_NAN_AS_STRINGS` is on by default;
-* the shortest digit string that reads back to the same value (Java 19+'s Raffaello Giulietti
-  algorithm; Java 17 occasionally prints one extra digit for a handful of doubles — JDK-4511638);
+* the digits of Java 17's `FloatingDecimal` (Debezium 3.6's runtime, and the reference's), which are
+  often longer than the shortest round-trip digits Java 19+ prints (JDK-4511638): `java_double` /
+  `java_float` give the former (see java_legacy_float), `*_shortest` the latter;
 * strings as raw UTF-8 with `"`/`\\` and control characters escaped (`\\b \\t \\n \\f \\r` short, others
   `\\u00XX` with upper-case hex), and characters outside the BMP written as an escaped UTF-16
   surrogate pair (`\\uD83D\\uDE00`), because the generator does not combine surrogates by default.
@@ -15,13 +16,23 @@ JsonConverter hands numbers and strings to Jackson's `UTF8JsonGenerator`, so byt
 
 from __future__ import annotations
 
+import functools
 import json.encoder
 import math
 import re
 import struct
 from typing import Callable
 
-__all__ = ["java_double", "java_float", "to_float32", "jackson_string"]
+from connector.serde.java_legacy_float import layout, legacy_double_digits, legacy_float_digits
+
+__all__ = [
+    "java_double",
+    "java_float",
+    "java_double_shortest",
+    "java_float_shortest",
+    "to_float32",
+    "jackson_string",
+]
 
 
 def _java_layout(digits: str, exponent: int, negative: bool) -> str:
@@ -52,8 +63,8 @@ def _split_repr(text: str) -> tuple[str, int]:
     return digits, point - leading_zeros
 
 
-def java_double(value: float) -> str:
-    """`Double.toString(value)` as Jackson writes it inside JSON (non-finite values quoted)."""
+def java_double_shortest(value: float) -> str:
+    """`Double.toString(value)` of Java 19+ (shortest digits), as written inside JSON."""
     if value != value or value in (math.inf, -math.inf):
         return _NON_FINITE[repr(value)]
     if value == 0.0:
@@ -98,8 +109,8 @@ def _two_digit_rule(found: tuple[str, int], value: float) -> tuple[str, int]:
     return found
 
 
-def java_float(value: float) -> str:
-    """`Float.toString(value)` for a value that is (or is rounded to) a float32."""
+def java_float_shortest(value: float) -> str:
+    """`Float.toString(value)` of Java 19+ for a value that is (or is rounded to) a float32."""
     if value != value or value in (math.inf, -math.inf):
         return _NON_FINITE[repr(value)]
     value = to_float32(value)
@@ -115,7 +126,8 @@ def java_float(value: float) -> str:
 _NON_FINITE = {"nan": '"NaN"', "inf": '"Infinity"', "-inf": '"-Infinity"'}
 
 # Python's C encoder (ensure_ascii=False) already matches Jackson except for these characters.
-_needs_fixup = re.compile("[\x00-\x07\x0b\x0e-\x1f\U00010000-\U0010ffff]").search
+# (lone surrogates, e.g. from surrogateescape-decoded bytes, are escaped one by one like Jackson does)
+_needs_fixup = re.compile("[\x00-\x07\x0b\x0e-\x1f\ud800-\udfff\U00010000-\U0010ffff]").search
 _py_encode: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
 
 
@@ -140,7 +152,7 @@ def _slow(text: str) -> str:
     out = ['"']
     for ch in text:
         code = ord(ch)
-        if code < 0x20 or code > 0xFFFF:
+        if code < 0x20 or code > 0xFFFF or 0xD800 <= code <= 0xDFFF:
             short = _SHORT.get(ch)
             out.append(short if short is not None else _escape_char(ch))
         elif ch == '"':
@@ -154,3 +166,38 @@ def _slow(text: str) -> str:
 
 
 _SHORT = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
+def java_double(value: float) -> str:
+    """`Double.toString(value)` as Java 17 (Debezium 3.6's runtime) writes it, inside JSON."""
+    if value != value or value in (math.inf, -math.inf):
+        return _NON_FINITE[repr(value)]
+    if value == 0.0:  # before the cache: 0.0 == -0.0 would share an entry
+        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
+    return _legacy_double(value)
+
+
+def java_float(value: float) -> str:
+    """`Float.toString(value)` as Java 17 writes it, for a value that is (or is rounded to) a float32."""
+    if value != value:
+        return _NON_FINITE["nan"]
+    value = to_float32(value)
+    if value in (math.inf, -math.inf):
+        return _NON_FINITE[repr(value)]
+    if value == 0.0:
+        return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
+    return _legacy_float(value)
+
+
+# Pure functions of the value, memoised: column values repeat a lot (prices, rates, flags) and the
+# legacy digit generation costs a few µs in Python.
+@functools.lru_cache(maxsize=16384)
+def _legacy_double(value: float) -> str:
+    digits, exponent = legacy_double_digits(value)
+    return layout(digits, exponent, value < 0)
+
+
+@functools.lru_cache(maxsize=16384)
+def _legacy_float(value: float) -> str:
+    digits, exponent = legacy_float_digits(value)
+    return layout(digits, exponent, value < 0)

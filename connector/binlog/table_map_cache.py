@@ -1,0 +1,86 @@
+"""Parse each distinct TABLE_MAP body once (python-mysql-replication.md B11).
+
+Every transaction starts with a TABLE_MAP per table, and python-mysql-replication ("pmr") re-parses
+it each time: two `Table` objects, optional metadata, charset lookups, ~150 µs, 58% of a single-row
+transaction. `freeze_schema=True` avoids that by *dropping* TABLE_MAP events for known table ids,
+which breaks ALTER handling and Debezium's per-transaction event counting, so it is not an option.
+
+Instead the reader's `table_map` is a `TableMapCache`: a dict (table id → pmr `Table`, as pmr expects)
+that also remembers, per TABLE_MAP body, the attributes pmr parsed from it. `CachedTableMapEvent`
+looks its body up there and, on a hit, copies the attributes (including the *same* `Table` object)
+instead of parsing. The key is the whole body: table id, names, column types, metadata. An ALTER gives
+a new table id or new metadata, a reused id after a server restart carries its own definition, so a
+different table always misses. The event is still delivered, so offsets count it as before.
+
+`install()` makes pmr's stream reader use a packet wrapper that builds `CachedTableMapEvent` — only
+for readers that ask for it in `only_events`; every other reader behaves exactly as stock pmr.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pymysqlreplication import binlogstream as _binlogstream
+from pymysqlreplication.constants import BINLOG
+from pymysqlreplication.event import BinLogEvent
+from pymysqlreplication.packet import BinLogPacketWrapper
+from pymysqlreplication.row_event import TableMapEvent
+
+__all__ = ["CachedTableMapEvent", "TableMapCache", "install"]
+
+_HEADER = 20  # OK byte + event header, as in rows_decoder
+# Attributes BinLogEvent.__init__ sets from the packet at hand: never copied between events.
+_PER_EVENT = frozenset({
+    "packet", "table_map", "event_type", "timestamp", "event_size", "_post_header_lengths", "_ctl_connection",
+    "mysql_version", "_ignore_decode_errors", "_verify_checksum", "_is_event_valid", "complete", "dbms",
+})
+
+
+class TableMapCache(dict):
+    """pmr's `table_map` (table id → Table) plus the parsed TABLE_MAP bodies, shared across rotations."""
+
+    def __init__(self, parsed: dict[bytes, dict[str, Any]] | None = None, limit: int = 4096) -> None:
+        super().__init__()
+        self.parsed: dict[bytes, dict[str, Any]] = {} if parsed is None else parsed
+        self.limit = limit
+
+
+class CachedTableMapEvent(TableMapEvent):
+    """A `TableMapEvent` that reuses the parse of an identical earlier TABLE_MAP body."""
+
+    def __init__(self, from_packet: Any, event_size: int, table_map: Any, ctl_connection: Any, **kwargs: Any) -> None:
+        if not isinstance(table_map, TableMapCache):
+            super().__init__(from_packet, event_size, table_map, ctl_connection, **kwargs)
+            return
+        key = from_packet.packet._data[_HEADER:_HEADER + event_size]
+        state = table_map.parsed.get(key)
+        if state is None:
+            super().__init__(from_packet, event_size, table_map, ctl_connection, **kwargs)
+            if len(table_map.parsed) >= table_map.limit:
+                table_map.parsed.clear()  # bounded; a miss only costs one normal parse
+            table_map.parsed[key] = {k: v for k, v in self.__dict__.items() if k not in _PER_EVENT}
+            return
+        BinLogEvent.__init__(self, from_packet, event_size, table_map, ctl_connection, **kwargs)
+        self.__dict__.update(state)
+        if self._processed:
+            table_map[self.table_id] = self.table_obj
+
+
+class _PacketWrapper(BinLogPacketWrapper):
+    """pmr's packet wrapper, building `CachedTableMapEvent` when the reader allows that class."""
+
+    _CACHED_EVENTS = {**BinLogPacketWrapper._BinLogPacketWrapper__event_map,  # type: ignore[attr-defined]
+                      BINLOG.TABLE_MAP_EVENT: CachedTableMapEvent}
+
+    def __init__(self, from_packet: Any, table_map: Any, ctl_connection: Any, mysql_version: Any, use_checksum: Any,
+                 allowed_events: Any, *args: Any, **kwargs: Any) -> None:
+        if CachedTableMapEvent in allowed_events:
+            # Name-mangled class attribute of the base; an instance attribute shadows it for this packet only.
+            self._BinLogPacketWrapper__event_map = self._CACHED_EVENTS
+        super().__init__(from_packet, table_map, ctl_connection, mysql_version, use_checksum, allowed_events,
+                         *args, **kwargs)
+
+
+def install() -> None:
+    """Route pmr's stream reader through `_PacketWrapper` (idempotent; stock behaviour for other readers)."""
+    _binlogstream.BinLogPacketWrapper = _PacketWrapper

@@ -1,0 +1,115 @@
+"""`SchemaHistory`: the facade the connector uses for everything about schemas over time.
+
+    history = SchemaHistory(store, topic_prefix="dbserver1", settings=SchemaHistorySettings())
+    history.initialize_storage()
+    history.recover(offset)                      # on restart
+    changes = history.apply_ddl(ddl, db, offset)  # per DDL query event; emit `changes`
+
+`apply_ddl` parses, applies, stores one history record per schema change (only then is the new
+schema visible) and returns the changes for the schema change topic. Snapshot statements go
+through the same path (`record_snapshot_statement`), as in Debezium's `parseSnapshotDdl`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any, Callable, Mapping
+
+from schema_history.changes import SchemaChange
+from schema_history.ddl.filters import DdlFilter
+from schema_history.ddl.parser import apply_ddl
+from schema_history.errors import DdlParseError
+from schema_history.model import Tables
+from schema_history.record import HistoryRecord
+from schema_history.recovery import recover
+from schema_history.settings import SchemaHistorySettings
+from schema_history.state import SchemaState
+from schema_history.stores.base import SchemaHistoryStore
+
+log = logging.getLogger(__name__)
+
+
+def _hashmap(position: Mapping[str, Any]) -> dict[str, Any]:
+    from connector.serde.java_hashmap import as_hashmap
+
+    return as_hashmap(position)
+
+
+class SchemaHistory:
+    def __init__(self, store: SchemaHistoryStore, topic_prefix: str,
+                 settings: SchemaHistorySettings | None = None,
+                 clock_ms: Callable[[], int] = lambda: int(time.time() * 1000)) -> None:
+        self.store = store
+        self.source = {"server": topic_prefix}
+        self.settings = settings or SchemaHistorySettings()
+        self._filter = DdlFilter(self.settings.ddl_filter)
+        self._clock_ms = clock_ms
+        self._state = SchemaState()
+
+    @property
+    def state(self) -> SchemaState:
+        return self._state
+
+    @property
+    def tables(self) -> Tables:
+        return self._state.tables
+
+    def initialize_storage(self) -> None:
+        self.store.check_and_initialize()
+
+    def exists(self) -> bool:
+        return self.store.exists()
+
+    def recover(self, offset: Mapping[str, Any] | None) -> SchemaState:
+        """Rebuild the schema from the store up to `offset` (the connector's committed offset)."""
+        self._state = recover(self.store.records(), offset, prefer_ddl=self.settings.prefer_ddl,
+                              ddl_filter=self._filter, skip_unparseable_ddl=self.settings.skip_unparseable_ddl)
+        return self._state
+
+    def apply_ddl(self, ddl: str, database: str | None, position: Mapping[str, Any],
+                  source_ts_ms: int | None = None) -> list[SchemaChange]:
+        """Apply one DDL query event; store and return the schema changes it produces.
+
+        `database` is the query event's default database, `position` the offset map of the event,
+        re-ordered here as Debezium's HashMap would iterate it; keys sharing a hash bucket keep the
+        caller's order (e.g. `server_id` before `event`), so build it in Debezium's insertion order. `source_ts_ms` is accepted for symmetry
+        with the event builder; the history record's `ts_ms` is processing time, as in Debezium.
+        """
+        if self._filter.skips(ddl):
+            log.debug("DDL filtered out by schema.history.internal.ddl.filter: %s", ddl)
+            return []
+        working = self._state.copy()
+        try:
+            changes = apply_ddl(working, ddl, database)
+        except DdlParseError:
+            if not self.settings.skip_unparseable_ddl:
+                raise
+            log.warning("Ignoring unparseable DDL (schema.history.internal.skip.unparseable.ddl=true): %s", ddl)
+            return []
+        recorded = [c for c in changes if self._should_store(c, ddl)]
+        ts_ms = self._clock_ms()
+        ordered_position = _hashmap(position)
+        for change in recorded:
+            self.store.append(HistoryRecord.of(change, self.source, ordered_position, ts_ms))
+        self._state = working
+        return changes
+
+    def record_snapshot_statement(self, ddl: str, database: str | None, position: Mapping[str, Any]) -> list[SchemaChange]:
+        """A statement the snapshot synthesizes (SET character_set_server, DROP TABLE IF EXISTS,
+        DROP/CREATE DATABASE, USE, SHOW CREATE TABLE output): same path as streaming DDL."""
+        return self.apply_ddl(ddl, database, position)
+
+    def _should_store(self, change: SchemaChange, ddl: str) -> bool:
+        s = self.settings
+        if change.table_changes:
+            if s.store_only_captured_tables_ddl:
+                return any(s.table_filter(c.id) for c in change.table_changes)
+            if s.store_only_captured_databases_ddl:
+                return any(s.database_filter(c.id.database) for c in change.table_changes)
+            return True
+        if ddl.lstrip()[:3].upper() == "SET":  # global SET statements are always kept
+            return True
+        if (s.store_only_captured_tables_ddl or s.store_only_captured_databases_ddl) and change.database_name:
+            return s.database_filter(change.database_name)
+        return True

@@ -1,0 +1,166 @@
+"""Apply a batch of change events to tables: last change per key wins, by source position.
+
+Contract of ``apply_changes`` (call it from ``foreachBatch``):
+
+* Order is the binlog position ``(__source_file, __source_pos, __source_row)``, then the Kafka
+  offset. Within a batch only the last change per key is kept; a duplicate delivered twice
+  (at-least-once) has the same position and the same content, so it changes nothing.
+* ``op`` c/u/r upsert, ``d`` deletes (or, with ``soft_delete``, upserts the last image with
+  ``__deleted = true``), ``t`` empties the table; only changes after it in the batch remain.
+* Targets store the source-position columns and only let a change replace a row whose stored
+  position is not newer, so applying a batch twice, or an older duplicate later, leaves the
+  table as it was. Columns new in the batch are added to the target.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, replace
+from typing import Callable, Mapping, Sequence
+
+import orjson
+from pyspark.sql import DataFrame, Window
+from pyspark.sql import functions as F
+
+from spark_sink.decoder import KAFKA_COLUMNS, META_COLUMNS
+from spark_sink.reader import DecodeOptions, decode_batch
+from spark_sink.semantic_types import TimeMode
+from spark_sink.targets import Target, target_for
+from spark_sink.wire import ValueFormat
+
+__all__ = ["apply_changes", "ApplyResult", "POSITION", "key_columns", "latest_per_key"]
+
+logger = logging.getLogger(__name__)
+
+POSITION = ("__source_file", "__source_pos", "__source_row", "__partition", "__offset")
+"""Sort order of changes to one key (the Kafka offset breaks ties between duplicates)."""
+
+TargetSpec = Target | str | Callable[[str], Target]
+
+
+@dataclass(frozen=True)
+class ApplyResult:
+    """What one ``apply_changes`` call did, per topic."""
+
+    topic: str
+    changes: int  # change rows of this topic in the batch (tombstones excluded)
+    applied: int  # rows merged after keeping the last change per key
+    truncated: bool
+    skipped: bool = False  # batch_id already applied to this target
+
+
+def latest_per_key(changes: DataFrame, keys: Sequence[str]) -> DataFrame:
+    """Keep the last change per key by source position (then Kafka offset)."""
+    order = [F.col(c).desc_nulls_last() for c in POSITION]
+    window = Window.partitionBy(*[F.col(k) for k in keys]).orderBy(*order)
+    return changes.withColumn("__rank", F.row_number().over(window)).filter("__rank = 1").drop("__rank")
+
+
+def _after_truncate(changes: DataFrame) -> tuple[DataFrame, bool]:
+    truncates = changes.filter(F.col("__op") == "t").select(*POSITION).orderBy(
+        *[F.col(c).desc() for c in POSITION]).limit(1).collect()
+    if not truncates:
+        return changes, False
+    last = truncates[0]
+    # Lexicographic "position > last truncate" over the POSITION columns.
+    later = F.lit(False)
+    for i in reversed(range(len(POSITION))):
+        same_prefix = F.lit(True)
+        for c in POSITION[:i]:
+            same_prefix = same_prefix & (F.col(c) == F.lit(last[c]))
+        later = later | (same_prefix & (F.col(POSITION[i]) > F.lit(last[POSITION[i]])))
+    return changes.filter(later), True
+
+
+def key_columns(raw: DataFrame, topic: str, decode: DecodeOptions) -> list[str]:
+    """The Kafka key's field names for `topic` (Debezium keys = primary key or message.key.columns)."""
+    row = raw.filter((F.col("topic") == topic) & F.col("key").isNotNull()).select("key").limit(1).collect()
+    if not row:
+        raise ValueError(f"topic {topic}: records have no key (table without a primary key?); "
+                         "pass keys=[...] to apply_changes")
+    key = bytes(row[0]["key"])
+    fmt = ValueFormat(decode.value_format)
+    if fmt is ValueFormat.AVRO:
+        wire = decode.wire()
+        schema = wire.connect_schema(topic, wire.schema_id(topic, key))
+        return [f.name for f in schema.fields]
+    parsed = orjson.loads(key)
+    payload = parsed["payload"] if fmt is ValueFormat.JSON else parsed
+    return list(payload)
+
+
+def _resolve_keys(keys: Sequence[str] | Mapping[str, Sequence[str]] | None, raw: DataFrame | None,
+                  topic: str, decode: DecodeOptions) -> list[str]:
+    if isinstance(keys, Mapping):
+        keys = keys.get(topic)
+    if keys:
+        return list(keys)
+    if raw is None:
+        raise ValueError(f"topic {topic}: pass keys= when applying already-decoded changes")
+    return key_columns(raw, topic, decode)
+
+
+def _resolve_target(target: TargetSpec, topic: str, topics: int) -> Target:
+    if isinstance(target, str):
+        if topics > 1:
+            raise ValueError(f"one target path for {topics} topics: pass a callable topic -> Target")
+        return target_for(target)
+    if callable(target) and not hasattr(target, "apply"):
+        return target(topic)
+    if topics > 1:
+        raise ValueError(f"one target for {topics} topics: pass a callable topic -> Target")
+    return target  # type: ignore[return-value]
+
+
+def apply_changes(df: DataFrame, target: TargetSpec, keys: Sequence[str] | Mapping[str, Sequence[str]] | None = None,
+                  *, batch_id: int | None = None, soft_delete: bool = False,
+                  decode: DecodeOptions = DecodeOptions(time_mode=TimeMode.MICROS)) -> list[ApplyResult]:
+    """Apply a batch of changes to `target` (a path → Delta via ``deltalake``, a ``Target``,
+    or ``topic -> Target`` for several topics). `df` is either raw Kafka rows (as given to
+    ``foreachBatch``) or rows already decoded by ``read_changes``/``decode_batch``.
+    Pass the ``foreachBatch`` batch id as `batch_id` to skip batches a target already has."""
+    if decode.time_mode is not TimeMode.MICROS:
+        # Delta and Parquet have no interval type; TIME is stored as signed microseconds.
+        decode = replace(decode, time_mode=TimeMode.MICROS)
+    raw: DataFrame | None = None
+    if "__op" in df.columns:
+        topics = [r["__topic"] for r in df.select("__topic").distinct().collect()]
+        per_topic = {t: df.filter(F.col("__topic") == t) for t in topics}
+    else:
+        raw = df.persist()
+        per_topic = decode_batch(raw, decode)
+    try:
+        results = []
+        for topic, changes in sorted(per_topic.items()):
+            sink = _resolve_target(target, topic, len(per_topic))
+            results.append(_apply_topic(topic, changes, sink, _resolve_keys(keys, raw, topic, decode),
+                                        batch_id, soft_delete))
+        return results
+    finally:
+        if raw is not None:
+            raw.unpersist()
+
+
+def _apply_topic(topic: str, changes: DataFrame, sink: Target, keys: list[str],
+                 batch_id: int | None, soft_delete: bool) -> ApplyResult:
+    if batch_id is not None and sink.has_batch(batch_id):
+        logger.info("topic %s: batch %s already applied to %s, skipping", topic, batch_id, sink)
+        return ApplyResult(topic, 0, 0, False, skipped=True)
+    changes = changes.persist()
+    try:
+        total = changes.count()
+        remaining, truncated = _after_truncate(changes)
+        latest = latest_per_key(remaining.filter(F.col("__op") != "t"), keys)
+        latest = latest.drop(*KAFKA_COLUMNS.keys()).persist()
+        applied = latest.count()
+        sink.apply(latest, keys, truncate=truncated, batch_id=batch_id, soft_delete=soft_delete,
+                   changes=changes)
+        latest.unpersist()
+        logger.info("topic %s: %d changes, %d rows applied%s", topic, total, applied,
+                    ", table truncated first" if truncated else "")
+        return ApplyResult(topic, total, applied, truncated)
+    finally:
+        changes.unpersist()
+
+
+META_NAMES = tuple(META_COLUMNS)

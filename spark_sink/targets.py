@@ -1,0 +1,194 @@
+"""Where applied changes go. A ``Target`` takes the last change per key of one batch.
+
+* ``DeltaTarget``: a Delta table written with the ``deltalake`` package (delta-rs) from the
+  driver — for clusters and laptops without the Delta Lake jars. Each batch commits with a
+  Delta transaction id ``(app_id, batch_id)``, so a re-run batch is recognised and skipped.
+* ``SparkDeltaTarget``: a Delta table through Spark SQL ``MERGE INTO`` (needs delta-spark
+  configured on the cluster); the same merge conditions, executed by the cluster.
+* ``ParquetTarget``: an append-only changelog (``changelog/batch_id=N``, rewritten whole if
+  the batch is re-run) plus a compacted current-state table (``current/v=N``) published by
+  atomically replacing a pointer file; read it with ``read_current``.
+
+All three keep ``META_COLUMNS`` in the table and use ``_GUARD``: a change replaces a stored
+row only if its binlog position is not older than the row's.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from pathlib import Path
+from typing import Any, Protocol, Sequence
+
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+__all__ = ["Target", "DeltaTarget", "SparkDeltaTarget", "ParquetTarget", "target_for", "read_current"]
+
+
+class Target(Protocol):
+    def has_batch(self, batch_id: int) -> bool:
+        """True if this batch id was already applied (re-run after a failure)."""
+
+    def apply(self, latest: DataFrame, keys: Sequence[str], *, truncate: bool,
+              batch_id: int | None, soft_delete: bool, changes: DataFrame | None = None) -> None:
+        """Empty the table if `truncate`, then merge `latest` (one row per key). `changes` is
+        every change of the batch in order, for targets that keep a changelog."""
+
+
+def _q(name: str) -> str:
+    return f"`{name.replace('`', '``')}`"
+
+
+def _guard(s: str = "s", t: str = "t") -> str:
+    """SQL: the source change at s is at or after the stored row's position at t."""
+    f, p, r = (_q(c) for c in ("__source_file", "__source_pos", "__source_row"))
+    return (f"({t}.{f} IS NULL OR {s}.{f} > {t}.{f} OR ({s}.{f} = {t}.{f} AND "
+            f"({s}.{p} > {t}.{p} OR ({s}.{p} = {t}.{p} AND {s}.{r} >= {t}.{r}))))")
+
+
+def _on(keys: Sequence[str]) -> str:
+    return " AND ".join(f"t.{_q(k)} = s.{_q(k)}" for k in keys)
+
+
+class DeltaTarget:
+    """Delta table at `path` (local or any URI delta-rs supports), written with ``deltalake``."""
+
+    def __init__(self, path: str | os.PathLike, app_id: str = "binlog-cdc-spark-sink",
+                 storage_options: dict[str, str] | None = None) -> None:
+        self.path = str(path)
+        self.app_id = app_id
+        self.storage_options = storage_options
+
+    def __repr__(self) -> str:
+        return f"DeltaTarget({self.path!r})"
+
+    def _table(self) -> Any:
+        from deltalake import DeltaTable
+        if DeltaTable.is_deltatable(self.path, storage_options=self.storage_options):
+            return DeltaTable(self.path, storage_options=self.storage_options)
+        return None
+
+    def has_batch(self, batch_id: int) -> bool:
+        table = self._table()
+        if table is None:
+            return False
+        version = table.transaction_version(self.app_id)
+        return version is not None and version >= batch_id
+
+    def apply(self, latest: DataFrame, keys: Sequence[str], *, truncate: bool,
+              batch_id: int | None, soft_delete: bool, changes: DataFrame | None = None) -> None:
+        from deltalake import CommitProperties, Transaction, write_deltalake
+        data = latest.toArrow()
+        commit = CommitProperties(app_transactions=[Transaction(self.app_id, batch_id)]) \
+            if batch_id is not None else None
+        table = self._table()
+        if table is None:
+            write_deltalake(self.path, data.slice(0, 0), mode="append",
+                            storage_options=self.storage_options)
+            table = self._table()
+        if truncate:
+            table.delete()  # a delete of everything: readers of older versions keep their data
+            table = self._table()
+        merger = table.merge(data, predicate=_on(keys), source_alias="s", target_alias="t",
+                             merge_schema=True, commit_properties=commit)
+        if soft_delete:
+            merger = merger.when_matched_update_all(predicate=_guard()).when_not_matched_insert_all()
+        else:
+            merger = (merger.when_matched_delete(predicate=f"s.__op = 'd' AND {_guard()}")
+                      .when_matched_update_all(predicate=f"s.__op <> 'd' AND {_guard()}")
+                      .when_not_matched_insert_all(predicate="s.__op <> 'd'"))
+        merger.execute()
+
+
+class SparkDeltaTarget:
+    """Delta table `table` (a name, or ``delta.`/path```) merged with Spark SQL ``MERGE INTO``."""
+
+    def __init__(self, table: str) -> None:
+        self.table = table
+
+    def has_batch(self, batch_id: int) -> bool:
+        return False  # idempotence comes from the position guard of the MERGE
+
+    def apply(self, latest: DataFrame, keys: Sequence[str], *, truncate: bool,
+              batch_id: int | None, soft_delete: bool, changes: DataFrame | None = None) -> None:
+        spark = latest.sparkSession
+        view = f"binlog_cdc_changes_{uuid.uuid4().hex[:8]}"
+        latest.createOrReplaceTempView(view)
+        spark.sql(f"CREATE TABLE IF NOT EXISTS {self.table} USING DELTA AS SELECT * FROM {view} WHERE false")
+        if truncate:
+            spark.sql(f"DELETE FROM {self.table}")
+        delete = "" if soft_delete else f"WHEN MATCHED AND s.__op = 'd' AND {_guard()} THEN DELETE "
+        insert_if = "" if soft_delete else "AND s.__op <> 'd' "
+        spark.sql(f"MERGE WITH SCHEMA EVOLUTION INTO {self.table} t USING {view} s ON {_on(keys)} "
+                  f"{delete}WHEN MATCHED AND {_guard()} THEN UPDATE SET * "
+                  f"WHEN NOT MATCHED {insert_if}THEN INSERT *")
+        spark.catalog.dropTempView(view)
+
+
+class ParquetTarget:
+    """Changelog + compacted current state as Parquet under `root` (a local directory)."""
+
+    def __init__(self, root: str | os.PathLike, keep_versions: int = 2) -> None:
+        self.root = Path(root)
+        self.keep_versions = keep_versions
+
+    def __repr__(self) -> str:
+        return f"ParquetTarget({str(self.root)!r})"
+
+    @property
+    def _pointer(self) -> Path:
+        return self.root / "_current"
+
+    def current_version(self) -> int | None:
+        return int(self._pointer.read_text()) if self._pointer.exists() else None
+
+    def has_batch(self, batch_id: int) -> bool:
+        version = self.current_version()
+        return version is not None and version >= batch_id
+
+    def apply(self, latest: DataFrame, keys: Sequence[str], *, truncate: bool,
+              batch_id: int | None, soft_delete: bool, changes: DataFrame | None = None) -> None:
+        spark = latest.sparkSession
+        previous = self.current_version()
+        version = batch_id if batch_id is not None else (previous or 0) + 1
+        log = latest if changes is None else changes
+        log.write.mode("overwrite").parquet(str(self.root / "changelog" / f"batch_id={version}"))
+        state = latest
+        if previous is not None and not truncate:
+            old = spark.read.parquet(str(self.root / "current" / f"v={previous}"))
+            state = old.unionByName(latest, allowMissingColumns=True)
+        from spark_sink.applier import latest_per_key  # noqa: PLC0415 (applier imports targets)
+        state = latest_per_key(state.withColumn("__partition", F.lit(0)).withColumn(
+            "__offset", F.lit(0)), keys).drop("__partition", "__offset")
+        if not soft_delete:
+            state = state.filter(F.col("__op") != "d")
+        out = self.root / "current" / f"v={version}"
+        state.write.mode("overwrite").parquet(str(out))
+        tmp = self.root / f"_current.{uuid.uuid4().hex}"
+        tmp.write_text(str(version))
+        os.replace(tmp, self._pointer)  # the commit point: readers switch to v=version
+        self._cleanup(version)
+
+    def _cleanup(self, version: int) -> None:
+        versions = sorted(int(p.name[2:]) for p in (self.root / "current").glob("v=*"))
+        for old in versions[:-self.keep_versions]:
+            if old != version:
+                shutil.rmtree(self.root / "current" / f"v={old}", ignore_errors=True)
+
+
+def read_current(spark: SparkSession, target: ParquetTarget | DeltaTarget) -> DataFrame:
+    """The current state of a target as a DataFrame (the sink's meta columns included)."""
+    if isinstance(target, ParquetTarget):
+        version = target.current_version()
+        if version is None:
+            raise FileNotFoundError(f"{target}: nothing applied yet")
+        return spark.read.parquet(str(target.root / "current" / f"v={version}"))
+    from deltalake import DeltaTable
+    return spark.createDataFrame(DeltaTable(target.path).to_pyarrow_table())
+
+
+def target_for(path: str) -> Target:
+    """A path string means a Delta table written with the deltalake package."""
+    return DeltaTarget(path)

@@ -1,0 +1,144 @@
+"""The three value spellings a change topic may use, reduced to (schema id, schema, payload).
+
+* ``json``: JsonConverter with ``schemas.enable=true``: ``{"schema":{...},"payload":{...}}``.
+  The schema text itself is the schema id, so each version is parsed once.
+* ``json-schemaless``: ``schemas.enable=false``: the value is the payload; the schema comes
+  from the caller (``schemas=``) or from the schema-change topic (``ddl_schema``).
+* ``avro``: Confluent wire format (magic 0, 4-byte schema id, Avro binary), schemas fetched
+  from a Schema Registry by id (``GET /schemas/ids/{id}``) and cached per reader.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import urllib.request
+from enum import StrEnum
+from typing import Any, Callable, Mapping, Protocol
+
+import fastavro
+import orjson
+
+from spark_sink.connect_schema import ConnectField, from_avro, from_connect_json
+
+__all__ = ["ValueFormat", "SchemaRegistry", "HttpSchemaRegistry", "WireReader", "wire_reader"]
+
+_PAYLOAD_MARK = b',"payload":'
+
+
+class ValueFormat(StrEnum):
+    JSON = "json"
+    JSON_SCHEMALESS = "json-schemaless"
+    AVRO = "avro"
+
+
+class SchemaRegistry(Protocol):
+    """Where Avro writer schemas come from: the schema text for a registry id."""
+
+    def schema(self, schema_id: int) -> str: ...
+
+
+class HttpSchemaRegistry:
+    """Confluent Schema Registry REST client (only the one call a reader needs)."""
+
+    def __init__(self, url: str, timeout_s: float = 10.0) -> None:
+        self.url = url.rstrip("/")
+        self.timeout_s = timeout_s
+        self._cache: dict[int, str] = {}
+
+    def schema(self, schema_id: int) -> str:
+        if schema_id not in self._cache:
+            with urllib.request.urlopen(f"{self.url}/schemas/ids/{schema_id}",
+                                        timeout=self.timeout_s) as response:
+                self._cache[schema_id] = json.loads(response.read())["schema"]
+        return self._cache[schema_id]
+
+    def __reduce__(self) -> tuple:  # ship the URL to executors, not the cache
+        return (HttpSchemaRegistry, (self.url, self.timeout_s))
+
+
+def _strip_logical_types(schema: Any) -> Any:
+    # Decode Avro to the same primitive spellings as JSON (unscaled decimal bytes, epoch
+    # ints) so one set of decoders serves both formats.
+    if isinstance(schema, dict):
+        return {k: _strip_logical_types(v) for k, v in schema.items() if k != "logicalType"}
+    if isinstance(schema, list):
+        return [_strip_logical_types(s) for s in schema]
+    return schema
+
+
+class WireReader(Protocol):
+    """Splits a raw Kafka value into a schema id, its Connect schema and the payload."""
+
+    def schema_id(self, topic: str, value: bytes) -> bytes: ...
+    def connect_schema(self, topic: str, schema_id: bytes) -> ConnectField: ...
+    def payload(self, schema_id: bytes, value: bytes) -> Any: ...
+
+
+class _JsonReader:
+    def schema_id(self, topic: str, value: bytes) -> bytes:
+        cut = value.rfind(_PAYLOAD_MARK)
+        if cut < 0 or not value.startswith(b'{"schema":'):
+            raise ValueError(f"topic {topic}: value is not JSON with an embedded schema "
+                             "(use value_format='json-schemaless' or 'avro')")
+        return value[10:cut]
+
+    def connect_schema(self, topic: str, schema_id: bytes) -> ConnectField:
+        return from_connect_json(orjson.loads(schema_id))
+
+    def payload(self, schema_id: bytes, value: bytes) -> Any:
+        return orjson.loads(value[10 + len(schema_id) + len(_PAYLOAD_MARK):-1])
+
+
+class _SchemalessReader:
+    def __init__(self, schemas: Mapping[str, ConnectField]) -> None:
+        self.schemas = dict(schemas)
+
+    def schema_id(self, topic: str, value: bytes) -> bytes:
+        return topic.encode()
+
+    def connect_schema(self, topic: str, schema_id: bytes) -> ConnectField:
+        if topic not in self.schemas:
+            raise KeyError(f"topic {topic}: schemaless JSON needs its schema: pass schemas="
+                           "{topic: ConnectField} or read it from the schema-change topic")
+        return self.schemas[topic]
+
+    def payload(self, schema_id: bytes, value: bytes) -> Any:
+        return orjson.loads(value)
+
+
+class _AvroReader:
+    def __init__(self, registry: SchemaRegistry) -> None:
+        self.registry = registry
+        self._parsed: dict[bytes, Any] = {}
+
+    def schema_id(self, topic: str, value: bytes) -> bytes:
+        if len(value) < 5 or value[0] != 0:
+            raise ValueError(f"topic {topic}: value is not in Confluent Avro wire format")
+        return value[1:5]
+
+    def _writer(self, schema_id: bytes) -> Any:
+        if schema_id not in self._parsed:
+            text = self.registry.schema(int.from_bytes(schema_id, "big"))
+            self._parsed[schema_id] = fastavro.parse_schema(_strip_logical_types(json.loads(text)))
+        return self._parsed[schema_id]
+
+    def connect_schema(self, topic: str, schema_id: bytes) -> ConnectField:
+        return from_avro(json.loads(self.registry.schema(int.from_bytes(schema_id, "big"))))
+
+    def payload(self, schema_id: bytes, value: bytes) -> Any:
+        return fastavro.schemaless_reader(io.BytesIO(value[5:]), self._writer(schema_id))
+
+
+_READERS: dict[ValueFormat, Callable[..., WireReader]] = {
+    ValueFormat.JSON: lambda registry, schemas: _JsonReader(),
+    ValueFormat.JSON_SCHEMALESS: lambda registry, schemas: _SchemalessReader(schemas or {}),
+    ValueFormat.AVRO: lambda registry, schemas: _AvroReader(registry),
+}
+
+
+def wire_reader(fmt: ValueFormat, registry: SchemaRegistry | None = None,
+                schemas: Mapping[str, ConnectField] | None = None) -> WireReader:
+    if fmt is ValueFormat.AVRO and registry is None:
+        raise ValueError("value_format='avro' needs schema_registry_url (or a SchemaRegistry)")
+    return _READERS[fmt](registry, schemas)

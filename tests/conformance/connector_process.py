@@ -1,0 +1,111 @@
+"""`binlog-cdc run CONFIG --status-file PATH` as a child process, watched through its status file.
+
+The status file (atomically replaced, at most every ~100 ms) is
+    {"phase": "snapshot|streaming|stopped", "binlog_file": ..., "binlog_pos": <next event to read>,
+     "records_sent": n, "records_acked": n, "committed_offset": {...}}
+"""
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+
+class ConnectorError(RuntimeError):
+    """The connector exited, misbehaved or did not get where it should in time."""
+
+
+def binlog_key(file: str | None, pos: int | None) -> tuple[int, int]:
+    """Orderable (file index, position); files compare by their numeric suffix."""
+    m = re.search(r"\.(\d+)$", file or "")
+    return (int(m.group(1)) if m else -1, int(pos or 0))
+
+
+class ConnectorProcess:
+    def __init__(self, cmd: list[str], config: Path, status_file: Path, log_file: Path):
+        self.cmd = [*cmd, "run", str(config), "--status-file", str(status_file)]
+        self.status_file = status_file
+        self.log_file = log_file
+        self._proc: subprocess.Popen | None = None
+
+    def start(self) -> "ConnectorProcess":
+        self.status_file.unlink(missing_ok=True)
+        with open(self.log_file, "ab") as log:
+            self._proc = subprocess.Popen(self.cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                          start_new_session=True)
+        return self
+
+    @property
+    def pid(self) -> int | None:
+        return self._proc.pid if self._proc else None
+
+    def status(self) -> dict[str, Any] | None:
+        try:
+            return json.loads(self.status_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None  # not written yet (the file is replaced atomically, so never half-written)
+
+    def log_tail(self, lines: int = 25) -> str:
+        try:
+            return "".join(self.log_file.read_text(encoding="utf-8", errors="replace").splitlines(True)[-lines:])
+        except OSError:
+            return "(no log)"
+
+    def _check_alive(self) -> None:
+        if self._proc is None or self._proc.poll() is not None:
+            rc = self._proc.returncode if self._proc else None
+            raise ConnectorError(f"connector exited early (rc={rc}); last lines of {self.log_file}:\n{self.log_tail()}")
+
+    def wait_streaming(self, timeout: float) -> dict[str, Any]:
+        """Until the snapshot is over and the binlog reader runs (phase == streaming)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self._check_alive()
+            st = self.status()
+            if st and st.get("phase") == "streaming":
+                return st
+            time.sleep(0.1)
+        raise ConnectorError(f"no phase 'streaming' within {timeout:.0f} s; status {self.status()}\n{self.log_tail()}")
+
+    def wait_caught_up(self, target: tuple[str, int], quiet_ms: int, timeout: float) -> dict[str, Any]:
+        """Until the reader position reached `target`, every sent record is acked, and
+        records_sent has not changed for `quiet_ms` (the harness's three conditions)."""
+        tkey = binlog_key(*target)
+        deadline = time.monotonic() + timeout
+        last_sent, stable_since = None, time.monotonic()
+        st: dict[str, Any] | None = None
+        while time.monotonic() < deadline:
+            self._check_alive()
+            st = self.status()
+            if st:
+                sent = st.get("records_sent")
+                if sent != last_sent:
+                    last_sent, stable_since = sent, time.monotonic()
+                reached = binlog_key(st.get("binlog_file"), st.get("binlog_pos")) >= tkey
+                if (reached and st.get("records_acked") == sent
+                        and (time.monotonic() - stable_since) * 1000 >= quiet_ms):
+                    return st
+            time.sleep(0.1)
+        raise ConnectorError(f"did not reach binlog {target[0]}:{target[1]} with all records acked within "
+                             f"{timeout:.0f} s; last status {st}\n{self.log_tail()}")
+
+    def stop(self, timeout: float = 60) -> int | None:
+        """SIGTERM (the graceful path: flush, commit offsets, exit 0); SIGKILL after `timeout`.
+        Returns the exit code (negative for a signal, as subprocess reports it)."""
+        proc = self._proc
+        if proc is None:
+            return None
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+                with open(self.log_file, "a") as log:
+                    log.write(f"\n[conformance runner] no exit {timeout:.0f} s after SIGTERM: killed\n")
+        return proc.returncode

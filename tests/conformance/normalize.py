@@ -1,0 +1,126 @@
+"""Mask what legitimately differs between two runs, so the rest can be compared exactly.
+
+Same rules as the reference harness's normalize_events.py (written anew here):
+* `ts_ms` / `ts_us` / `ts_ns` of the envelope, of `source`, of transaction records and of
+  schema-change records -> "<ts>";
+* `ts_sec` of a record's source offset, of offsets.json and of a history `position` -> "<ts>";
+* the `__debezium.context.runId` header (a per-run UUID) -> "<runId>";
+* MySQL server UUIDs: every UUID seen as the source of a GTID ("<uuid>:<n>" in
+  source.gtid, gtids, transaction_id, transaction ids) is replaced in every string of the
+  record by "<server-uuid>" ("<server-uuid-2>", ... in order of first appearance).
+Key order is kept: JsonConverter writes fields in schema order and the history/offset
+documents have a defined order, so a reordering is a real difference.
+"""
+from __future__ import annotations
+
+import copy
+import re
+from typing import Any
+
+TS_KEYS = ("ts_ms", "ts_us", "ts_ns")
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+_GTID_SOURCE = re.compile(rf"(?<![0-9a-fA-F-])({_UUID})(?=:)")
+
+
+class UuidMasker:
+    """Learns server UUIDs from GTID-bearing strings, then masks them in any JSON value."""
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}
+        self._pattern: re.Pattern[str] | None = None
+
+    def learn(self, value: Any) -> None:
+        if not isinstance(value, str):
+            return
+        for uuid in _GTID_SOURCE.findall(value):
+            uuid = uuid.lower()
+            if uuid not in self.names:
+                n = len(self.names) + 1
+                self.names[uuid] = "<server-uuid>" if n == 1 else f"<server-uuid-{n}>"
+                self._pattern = re.compile("|".join(map(re.escape, self.names)), re.I)
+
+    def mask(self, value: Any) -> Any:
+        if self._pattern is None:
+            return value
+        if isinstance(value, str):
+            return self._pattern.sub(lambda m: self.names[m.group(0).lower()], value)
+        if isinstance(value, list):
+            return [self.mask(v) for v in value]
+        if isinstance(value, dict):
+            return {self.mask(k): self.mask(v) for k, v in value.items()}
+        return value
+
+
+def _mask_ts(d: Any, keys: tuple[str, ...] = TS_KEYS) -> None:
+    if isinstance(d, dict):
+        for k in keys:
+            if k in d:
+                d[k] = "<ts>"
+
+
+def _payload(part: Any) -> Any:
+    return part.get("payload") if isinstance(part, dict) else None
+
+
+def _gtid_strings(event: dict) -> list[Any]:
+    out: list[Any] = []
+    off = event.get("sourceOffset")
+    if isinstance(off, dict):
+        out += [off.get("gtids"), off.get("transaction_id")]
+    for part in ("key", "value"):
+        p = _payload(event.get(part))
+        if isinstance(p, dict):
+            out.append(p.get("id"))  # transaction topic
+            if isinstance(p.get("source"), dict):
+                out.append(p["source"].get("gtid"))
+            if isinstance(p.get("transaction"), dict):
+                out.append(p["transaction"].get("id"))
+    return out
+
+
+def normalize_event(event: dict, masker: UuidMasker) -> dict:
+    """A masked copy of one events.jsonl line (the masker learns across a whole file)."""
+    e = copy.deepcopy(event)
+    p = _payload(e.get("value"))
+    _mask_ts(p)
+    if isinstance(p, dict):
+        _mask_ts(p.get("source"))
+    for h in e.get("headers") or []:
+        if h.get("key") == "__debezium.context.runId" and isinstance(h.get("value"), dict):
+            h["value"]["payload"] = "<runId>"
+    _mask_ts(e.get("sourceOffset"), ("ts_sec",))
+    for s in _gtid_strings(e):
+        masker.learn(s)
+    return masker.mask(e)
+
+
+def normalize_events(events: list[dict]) -> list[dict]:
+    masker = UuidMasker()
+    return [normalize_event(e, masker) for e in events]
+
+
+def normalize_offsets(entries: list[dict]) -> list[dict]:
+    """offsets.json: [{"key": [name, partition], "value": {...}}]"""
+    masker = UuidMasker()
+    out = copy.deepcopy(entries)
+    for e in out:
+        val = e.get("value") if isinstance(e, dict) else None
+        if isinstance(val, dict):
+            _mask_ts(val, ("ts_sec",))
+            masker.learn(val.get("gtids"))
+            masker.learn(val.get("transaction_id"))
+    return masker.mask(out)
+
+
+def normalize_history(docs: list[dict]) -> list[dict]:
+    """schema_history.jsonl documents."""
+    masker = UuidMasker()
+    out = copy.deepcopy(docs)
+    for d in out:
+        _mask_ts(d, ("ts_ms",))
+        pos = d.get("position")
+        if isinstance(pos, dict):
+            _mask_ts(pos, ("ts_sec",))
+            masker.learn(pos.get("gtids"))
+            masker.learn(pos.get("transaction_id"))
+    return masker.mask(out)

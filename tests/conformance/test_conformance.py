@@ -1,0 +1,81 @@
+"""Workload -> binlog-cdc -> Kafka, compared with what real Debezium 3.6.3 emitted.
+
+One test per golden directory under tests/fixtures/golden/ (recorded by the reference
+harness). The golden's run_info.json names the workload (tests/fixtures/workloads/<same
+file name>) and the server flavour; its engine.properties gives the Debezium properties,
+and the ones that differ from the runner's defaults are passed on as --prop.
+
+MariaDB goldens are compared as committed. For MySQL, Debian sid moves, so the reference
+harness runs live next to us when ../shared/reference is present and our output is
+compared with that; without the harness the committed golden is used if it was recorded
+with the MySQL version we have, and the test skips otherwise.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conformance.compare import compare_dirs, report
+from tests.conformance.config import RunConfig
+from tests.conformance.reference import reference_dir, run_reference
+from tests.conformance.run import RunOptions, run_workload
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+GOLDEN = FIXTURES / "golden"
+# properties the runner sets itself (storage, sink, port) or that only the harness reads
+RUNNER_OWNED = ("offset.", "schema.history.internal", "database.port", "harness.", "key.converter",
+                "value.converter", "name")
+
+
+def goldens() -> list[str]:
+    return sorted(p.name for p in GOLDEN.iterdir() if (p / "run_info.json").exists() and not p.name.endswith("-avro"))
+
+
+def read_properties(path: Path) -> dict[str, str]:
+    props = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith(("#", "!")):
+            k, _, v = line.partition("=")
+            props[k.replace("\\", "")] = v.replace("\\\\", "\\")
+    return props
+
+
+def extra_props(golden: Path) -> tuple[str, ...]:
+    """The golden's Debezium properties that differ from the runner's defaults (or are absent there)."""
+    mine = RunConfig(Path("/x"), 0, "").source_properties()
+    theirs = read_properties(golden / "engine.properties")
+    extra = [f"{k}={v}" for k, v in theirs.items() if not k.startswith(RUNNER_OWNED) and mine.get(k) != v]
+    extra += [f"{k}=" for k in mine if not k.startswith(RUNNER_OWNED) and k not in theirs]
+    return tuple(extra)
+
+
+def mysql_version(dist) -> str | None:
+    return dist.version()
+
+
+@pytest.mark.parametrize("name", goldens())
+def test_conformance(name, tmp_path, request):
+    golden = GOLDEN / name
+    info = json.loads((golden / "run_info.json").read_text())
+    server = info.get("server", "mariadb")
+    workload = FIXTURES / "workloads" / Path(info["workload"]).name
+    props = extra_props(golden)
+
+    if server == "mysql":
+        request.applymarker(pytest.mark.mysql)
+        dist = request.getfixturevalue("mysql_distribution")
+        if reference_dir() is not None:
+            live = tmp_path / "reference"
+            live_info = run_reference(workload, live, "mysql", tmp_path, props)
+            assert live_info["records"] > 0
+            golden = live
+        elif info.get("mysql") != mysql_version(dist):
+            pytest.skip(f"no reference harness to run live, and the golden was recorded with MySQL {info.get('mysql')},"
+                        f" not {mysql_version(dist)}")
+
+    out = tmp_path / "actual"
+    run_workload(RunOptions(workload, out, server=server, props=props, scratch=tmp_path / "servers"))
+    mismatches = compare_dirs(golden, out)
+    assert not mismatches, f"{name}: output differs from real Debezium ({golden}):\n{report(mismatches)}"

