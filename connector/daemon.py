@@ -59,7 +59,13 @@ def make_offset_store(settings: Settings) -> OffsetStore:
     if settings.offsets.store == OFFSETS_KAFKA:
         from connector.offsets.kafka_store import KafkaOffsetStore
 
-        return KafkaOffsetStore.from_settings(settings, key)  # type: ignore[attr-defined]
+        assert settings.offsets.topic
+        # A producer of its own, as Kafka Connect's offset writer: offset flushes never wait on data batches.
+        writer = KafkaWriter(settings.kafka.producer, max_in_flight_records=100)
+        return KafkaOffsetStore(writer, settings.offsets.topic, key,
+                                replication_factor=settings.offsets.replication_factor,
+                                partitions=settings.offsets.partitions,
+                                flush_timeout_s=settings.offsets.flush_timeout_ms / 1000)
     from connector.offsets.memory_store import MemoryOffsetStore
 
     return MemoryOffsetStore()

@@ -186,39 +186,49 @@ def _bit(column: Any, errors: str) -> ValueDecoder:
 
 
 def _new_decimal(column: Any, errors: str) -> ValueDecoder:
-    """MySQL's packed decimal: 9 digits per 4 bytes, leftover digits packed in 1–4 bytes, sign in the top bit.
+    """MySQL's packed decimal: 9 digits per 4 bytes, leftover digits in 1–4 bytes, sign in the top bit.
 
-    Builds the same digit string as pmr, so the Decimal has the same exponent (scale) too.
+    Read as one big-endian integer: flip the sign bit, complement everything if negative, then cut
+    out the digit groups. The text has pmr's shape ("-12.30", "5."), so the Decimal has its exponent too.
     """
     compressed = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
-    integral = column.precision - column.decimals
-    whole_int, lead_digits = divmod(integral, 9)
-    whole_frac, tail_digits = divmod(column.decimals, 9)
-    lead, tail = compressed[lead_digits], compressed[tail_digits]
-    size = lead + 4 * (whole_int + whole_frac) + tail
-    int_groups = range(lead, lead + 4 * whole_int, 4)
-    frac_groups = range(lead + 4 * whole_int, lead + 4 * (whole_int + whole_frac), 4)
-    tail_at = lead + 4 * (whole_int + whole_frac)
-    tail_spec = f"0{tail_digits}d"
+    scale = column.decimals
+    whole_int, lead_digits = divmod(column.precision - scale, 9)
+    whole_frac, tail_digits = divmod(scale, 9)
+    # (byte size, multiplier applied to what was accumulated before this group), in storage order
+    int_groups = [(compressed[lead_digits], 10 ** lead_digits)] + [(4, 10 ** 9)] * whole_int
+    frac_groups = [(4, 10 ** 9)] * whole_frac + [(compressed[tail_digits], 10 ** tail_digits)]
+    size = sum(n for n, _ in int_groups + frac_groups)
+    shift = 8 * size
+
+    def cut(groups: list[tuple[int, int]]) -> tuple[tuple[int, int, int], ...]:
+        nonlocal shift
+        out = []
+        for nbytes, multiplier in groups:
+            if nbytes:
+                shift -= 8 * nbytes
+                out.append((shift, (1 << 8 * nbytes) - 1, multiplier))
+        return tuple(out)
+
+    int_fields, frac_fields = cut(int_groups), cut(frac_groups)
+    sign_bit = 1 << (8 * size - 1)
+    all_bits = (1 << 8 * size) - 1
+    point = "." + ("{:0%dd}" % scale if scale else "")
 
     def decode(data: bytes, pos: int) -> tuple[Any, int]:
         end = pos + size
-        raw = bytearray(data[pos:end])
-        negative = not raw[0] & 0x80
-        raw[0] ^= 0x80
+        value = _from_bytes(data[pos:end], "big") ^ sign_bit
+        negative = value >= sign_bit  # the stored sign bit was 0
         if negative:
-            raw = bytes(b ^ 0xFF for b in raw)
-        parts = ["-" if negative else ""]
-        if lead:
-            parts.append(str(_from_bytes(raw[0:lead], "big")))
-        for at in int_groups:
-            parts.append(f"{_from_bytes(raw[at:at + 4], 'big'):09d}")
-        parts.append(".")
-        for at in frac_groups:
-            parts.append(f"{_from_bytes(raw[at:at + 4], 'big'):09d}")
-        if tail:
-            parts.append(format(_from_bytes(raw[tail_at:tail_at + tail], "big"), tail_spec))
-        return _Decimal("".join(parts)), end
+            value ^= all_bits
+        whole = 0
+        for at, mask, multiplier in int_fields:
+            whole = whole * multiplier + (value >> at & mask)
+        fraction = 0
+        for at, mask, multiplier in frac_fields:
+            fraction = fraction * multiplier + (value >> at & mask)
+        text = f"{whole}{point.format(fraction)}"
+        return _Decimal("-" + text if negative else text), end
 
     return decode
 

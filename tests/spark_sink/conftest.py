@@ -86,7 +86,7 @@ def prefix() -> str:
 
 
 @pytest.fixture(scope="session")
-def schema_registry() -> Iterator[object]:
+def schema_registry() -> Iterator[str]:
     """A minimal Schema Registry (GET /schemas/ids/N) serving the golden Avro schemas; the
     reference run used Confluent's in-process mock registry, so no real one holds these ids."""
     import http.server
@@ -94,14 +94,10 @@ def schema_registry() -> Iterator[object]:
     import threading
 
     from . import golden
-    schemas = {**golden.avro_schemas("basic-avro"), **golden.avro_schemas("basic-mysql-avro")}
-    assert golden.avro_schemas("basic-avro").keys() == golden.avro_schemas("basic-mysql-avro").keys()
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        flavour = "basic-avro"
-
         def do_GET(self) -> None:  # noqa: N802
-            parts = self.path.strip("/").split("/")  # [flavour, schemas, ids, N]
+            parts = self.path.strip("/").split("/")  # <flavour>/schemas/ids/<N>: one registry per flavour
             known = golden.avro_schemas(parts[0])
             body = json.dumps({"schema": known[int(parts[-1])]}).encode()
             self.send_response(200)

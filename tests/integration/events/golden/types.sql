@@ -90,6 +90,15 @@ INSERT INTO values_t VALUES
 
 INSERT INTO nokey_t VALUES (1, 'one'), (NULL, NULL);
 
+-- names that Avro does not accept (schema.name.adjustment.mode / field.name.adjustment.mode runs)
+CREATE TABLE `odd-name` (
+  `id`   INT NOT NULL PRIMARY KEY,
+  `a-b`  INT,
+  `1st`  VARCHAR(5),
+  `ünï`  DECIMAL(6,2) COMMENT 'unicode'
+);
+INSERT INTO `odd-name` VALUES (1, 2, 'x', 3.25);
+
 -- zero temporal values in NOT NULL columns, YEAR 0 and the invalid-ENUM '' (non-strict session)
 CREATE TABLE edge_t (
   id      INT NOT NULL PRIMARY KEY,
@@ -127,6 +136,7 @@ INSERT INTO values_t VALUES
    NULL, NULL, NULL, NULL, NULL, NULL, 'x,y,z',
    '"just a string"', NULL, NULL);
 INSERT INTO nokey_t VALUES (2, 'two');
+INSERT INTO `odd-name` VALUES (2, NULL, 'y', -1.5);
 UPDATE nokey_t SET b = 'TWO' WHERE a = 2;
 DELETE FROM nokey_t WHERE a = 2;
 

@@ -1,0 +1,150 @@
+"""Stop and restart the connector while a writer keeps committing transactions: every change must
+arrive exactly once, in order, and every transaction's BEGIN/END exactly once.
+
+The connector is stopped with SIGTERM at arbitrary moments, so it usually stops in the middle of a
+transaction; the restart must reconnect at the transaction's BEGIN and skip the events and rows the
+stored offset says were already sent (Debezium's `event`/`row` resume contract).
+"""
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.conformance.config import write_properties
+from tests.conformance.connector_process import ConnectorProcess
+from tests.conformance.run import default_connector_cmd
+from tests.support.kafka_dump import consume_all
+
+pytestmark = pytest.mark.timeout(300)
+
+
+class Writer(threading.Thread):
+    """Commits transactions of several statements (multi-row inserts, updates, deletes) and records
+    what each transaction changed, so the expected change stream is known exactly."""
+
+    def __init__(self, server, database: str) -> None:
+        super().__init__(name="workload-writer", daemon=True)
+        self.server, self.database = server, database
+        self.stop_requested = threading.Event()
+        self.expected: list[tuple[str, int]] = []
+        self.committed = 0
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            rng = random.Random(7)
+            conn = self.server.connect(self.database)
+            next_id = 1
+            live: list[int] = []
+            with conn.cursor() as cur:
+                while not self.stop_requested.is_set():
+                    changes: list[tuple[str, int]] = []
+                    cur.execute("BEGIN")
+                    ids = list(range(next_id, next_id + 4))
+                    next_id += 4
+                    cur.execute("INSERT INTO items (id, v, n) VALUES " + ",".join(f"({i}, 'v{i}', 0)" for i in ids))
+                    changes += [("c", i) for i in ids]
+                    live += ids
+                    for i in rng.sample(live, min(2, len(live))):
+                        cur.execute("UPDATE items SET n = n + 1 WHERE id = %s", (i,))
+                        changes.append(("u", i))
+                    victim = live.pop(rng.randrange(len(live)))
+                    cur.execute("DELETE FROM items WHERE id = %s", (victim,))
+                    changes.append(("d", victim))
+                    cur.execute("COMMIT")
+                    self.expected += changes
+                    self.committed += 1
+                    time.sleep(0.01)
+            conn.close()
+        except BaseException as exc:  # surfaced by the test
+            self.error = exc
+
+
+def _config(path: Path, server, broker, database: str, prefix: str, workdir: Path) -> Path:
+    props = {
+        "debezium.sink.type": "kafka",
+        "debezium.sink.kafka.producer.bootstrap.servers": broker.bootstrap_servers,
+        "debezium.source.connector.class": "io.debezium.connector.mysql.MySqlConnector",
+        "debezium.source.database.hostname": "127.0.0.1",
+        "debezium.source.database.port": str(server.port),
+        "debezium.source.database.user": server.user,
+        "debezium.source.database.password": server.password,
+        "debezium.source.database.server.id": str(random.randint(1000, 100000)),
+        "debezium.source.topic.prefix": prefix,
+        "debezium.source.database.include.list": database,
+        "debezium.source.provide.transaction.metadata": "true",
+        "debezium.source.offset.storage.file.filename": str(workdir / "offsets.dat"),
+        "debezium.source.offset.flush.interval.ms": "0",
+        "debezium.source.schema.history.internal": "io.debezium.storage.file.history.FileSchemaHistory",
+        "debezium.source.schema.history.internal.file.filename": str(workdir / "history.jsonl"),
+    }
+    write_properties(path, props)
+    return path
+
+
+@pytest.mark.parametrize("server_name", ["mariadb", "mysql"])
+def test_sigterm_restarts_mid_stream_lose_and_repeat_nothing(server_name, request, broker, unique_database,
+                                                             tmp_path):
+    server = request.getfixturevalue(server_name)
+    database = unique_database(server)
+    server.run_sql("CREATE TABLE items (id INT PRIMARY KEY, v VARCHAR(20), n INT NOT NULL)", database=database)
+    prefix = f"restart{uuid.uuid4().hex[:8]}"
+    data_topic = f"{prefix}.{database}.items"
+    tx_topic = f"{prefix}.transaction"
+    broker.create_topics([data_topic, tx_topic, prefix])
+    config = _config(tmp_path / "application.properties", server, broker, database, prefix, tmp_path)
+    cmd = list(default_connector_cmd())
+
+    def start() -> ConnectorProcess:
+        proc = ConnectorProcess(cmd, config, tmp_path / "status.json", tmp_path / "connector.log").start()
+        proc.wait_streaming(60)
+        return proc
+
+    proc = start()
+    writer = Writer(server, database)
+    writer.start()
+    for _ in range(5):
+        time.sleep(random.uniform(0.3, 0.8))
+        assert proc.stop() == 0, proc.log_tail()
+        proc = start()
+    writer.stop_requested.set()
+    writer.join()
+    assert writer.error is None, writer.error
+    proc.wait_caught_up(server.binlog_position(), quiet_ms=1000, timeout=120)
+    assert proc.stop() == 0, proc.log_tail()
+    assert writer.committed > 50
+
+    records = consume_all(broker.bootstrap_servers, {data_topic: 1, tx_topic: 1})
+    data = [r for r in records if r.topic == data_topic]
+    actual: list[tuple[str, int]] = []
+    tombstones_after: list[int] = []
+    for r in data:
+        key = json.loads(r.key)["payload"]["id"]
+        if r.value is None:
+            assert actual and actual[-1] == ("d", key), f"tombstone for {key} not right after its delete"
+            tombstones_after.append(key)
+            continue
+        actual.append((json.loads(r.value)["payload"]["op"], key))
+    assert actual == writer.expected, _first_difference(actual, writer.expected)
+    assert tombstones_after == [i for op, i in writer.expected if op == "d"]
+
+    txs = [json.loads(r.value)["payload"] for r in records if r.topic == tx_topic]
+    begins = [t["id"] for t in txs if t["status"] == "BEGIN"]
+    ends = [t for t in txs if t["status"] == "END"]
+    assert len(begins) == len(set(begins)) == writer.committed
+    assert [t["id"] for t in ends] == begins
+    # 4 inserts + 2 updates + 1 delete per transaction; a restarted transaction must still count all 7
+    assert all(t["event_count"] == 7 for t in ends), [t["event_count"] for t in ends if t["event_count"] != 7]
+
+
+def _first_difference(actual: list, expected: list) -> str:
+    for i, (a, e) in enumerate(zip(actual, expected)):
+        if a != e:
+            return f"first difference at change {i}: actual {a}, expected {e} (actual {len(actual)}, expected {len(expected)})"
+    return f"actual has {len(actual)} changes, expected {len(expected)}"
