@@ -1,79 +1,101 @@
 """The schema history as the dispatcher sees it: current tables, DDL in, schema change events out.
 
-Interim composition over `schema_history` pieces (state + DDL parser + history records + a store);
-the history package owns parsing, recording and recovery.
+Builds the history store named by `schema.history.internal` and wraps `schema_history.SchemaHistory`
+so that parse failures become connector errors naming the binlog position and the fix.
 """
 
 from __future__ import annotations
 
 import logging
-import time
-from pathlib import Path
 from typing import Any
 
-from connector.config.settings import HISTORY_FILE, Settings
+from connector.config.settings import HISTORY_FILE, HISTORY_KAFKA, Settings
 from connector.errors import SchemaError
 from connector.filters import TableFilter
+from connector.kafka_writer import connection_config
 from schema_history.changes import SchemaChange
-from schema_history.ddl.filters import DdlFilter
-from schema_history.ddl.parser import apply_ddl
-from schema_history.errors import DdlParseError
+from schema_history.ddl.filters import DEFAULT_DDL_FILTER
+from schema_history.errors import DdlParseError, SchemaHistoryError
+from schema_history.history import SchemaHistory
 from schema_history.model import Table, TableId
-from schema_history.record import HistoryRecord
-from schema_history.state import SchemaState
+from schema_history.settings import SchemaHistorySettings
+from schema_history.stores.base import SchemaHistoryStore
+from schema_history.stores.file import FileHistoryStore
+from schema_history.stores.kafka import KafkaHistoryStore
+from schema_history.stores.memory import MemoryHistoryStore
 
 log = logging.getLogger(__name__)
 
 
+def make_history_store(settings: Settings) -> SchemaHistoryStore:
+    h = settings.history
+    if h.store == HISTORY_FILE:
+        assert h.file_filename
+        return FileHistoryStore(h.file_filename)
+    if h.store == HISTORY_KAFKA:
+        assert h.kafka_topic and h.kafka_bootstrap_servers
+        connection = connection_config(settings.kafka.producer)
+        connection.pop("bootstrap.servers", None)
+        connection.pop("client.id", None)
+        return KafkaHistoryStore.for_connector(
+            h.kafka_bootstrap_servers, h.kafka_topic, settings.topics.prefix, name=h.client_name,
+            producer_config={**connection, **h.producer_overrides},
+            consumer_config={**connection, **h.consumer_overrides})
+    return MemoryHistoryStore()
+
+
 class SchemaTracker:
-    def __init__(self, settings: Settings, table_filter: TableFilter) -> None:
-        self._settings = settings
-        self._filter = table_filter
-        self._ddl_filter = DdlFilter.from_config(settings.history.ddl_filter)
-        self._state = SchemaState()
-        self._source = {"server": settings.topics.prefix}
-        self._path = Path(settings.history.file_filename) if settings.history.store == HISTORY_FILE else None
+    def __init__(self, settings: Settings, table_filter: TableFilter, store: SchemaHistoryStore) -> None:
+        h = settings.history
+        ddl_filter = DEFAULT_DDL_FILTER if h.ddl_filter is None else tuple(
+            p.strip() for p in h.ddl_filter.split(",") if p.strip())
+        self._history = SchemaHistory(store, settings.topics.prefix, SchemaHistorySettings(
+            skip_unparseable_ddl=h.skip_unparseable_ddl,
+            store_only_captured_tables_ddl=h.store_only_captured_tables_ddl,
+            store_only_captured_databases_ddl=h.store_only_captured_databases_ddl,
+            ddl_filter=ddl_filter,
+            prefer_ddl=h.prefer_ddl,
+            table_filter=table_filter.table_included,
+            database_filter=table_filter.database_included,
+        ))
+        self._store = store
+        try:
+            self._history.initialize_storage()
+        except SchemaHistoryError as exc:
+            raise SchemaError(f"schema history store unusable: {exc}") from None
 
     def table(self, table_id: TableId) -> Table | None:
-        return self._state.tables.get(table_id)
+        return self._history.tables.get(table_id)
+
+    def exists(self) -> bool:
+        return self._history.exists()
 
     def reset(self) -> None:
-        self._state = SchemaState()
-        if self._path is not None:
-            self._path.parent.mkdir(parents=True, exist_ok=True)
-            self._path.write_text("", encoding="utf-8")
+        """Before a new snapshot: start from an empty schema (the snapshot's DROP/CREATE records follow)."""
+        self._history.reset()
 
     def recover(self, offset: dict[str, Any]) -> None:
-        if self._path is None or not self._path.exists():
-            return
-        for line in self._path.read_text(encoding="utf-8").splitlines():
-            if not line.strip():
-                continue
-            record = HistoryRecord.from_json(line)
-            if record.ddl is not None:
-                apply_ddl(self._state, record.ddl, record.database_name or None)
+        if not self._history.exists():
+            raise SchemaError(
+                "offsets exist but the schema history is empty or missing; the history topic/file was lost. "
+                "Restore it, or run once with snapshot.mode=recovery to rebuild it from the current tables")
+        self._history.recover(offset)
+        log.info("schema history recovered: %d table(s)", len(self._history.tables))
 
     def apply(self, ddl: str, database: str, offset: dict[str, Any], snapshot: bool) -> list[SchemaChange]:
-        if self._ddl_filter.skips(ddl):
-            return []
         try:
-            changes = apply_ddl(self._state, ddl, database or None)
+            return self._history.apply_ddl(ddl, database or None, offset)
         except DdlParseError as exc:
-            if self._settings.history.skip_unparseable_ddl:
-                log.warning("skipping unparseable DDL (schema.history.internal.skip.unparseable.ddl=true): %s", exc)
-                return []
-            raise SchemaError(f"cannot parse DDL at {offset.get('file')}:{offset.get('pos')}: {exc}; set "
-                              f"schema.history.internal.skip.unparseable.ddl=true to skip it") from None
-        ts_ms = int(time.time() * 1000)
-        if self._path is not None:
-            with self._path.open("a", encoding="utf-8") as fh:
-                for change in changes:
-                    fh.write(HistoryRecord.of(change, self._source, offset, ts_ms).to_compact_json() + "\n")
-        return changes
+            raise SchemaError(
+                f"cannot parse DDL at binlog {offset.get('file')}:{offset.get('pos')}: {exc}. Set "
+                f"schema.history.internal.skip.unparseable.ddl=true to skip such statements (the tables they "
+                f"change may then be decoded with a stale schema)") from None
 
     def close(self) -> None:
-        pass
+        close = getattr(self._store, "close", None)
+        if close is not None:
+            close()
 
 
 def build_schema_tracker(settings: Settings, table_filter: TableFilter) -> SchemaTracker:
-    return SchemaTracker(settings, table_filter)
+    return SchemaTracker(settings, table_filter, make_history_store(settings))

@@ -8,18 +8,26 @@ runs the column converters and joins precomputed text per row (style.md §2.3).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
-from connector.config.modes import Operation
+from connector.config.modes import FieldNameAdjustmentMode, Operation, SchemaNameAdjustmentMode
 from connector.converters.base import ColumnConverter, ValueSettings
 from connector.converters.registry import base_type_name, resolve
 from connector.envelope import TX_BLOCK_SCHEMA, TxBlock
 from connector.serde.connect_schema import ConnectSchema, Field, Type, struct
 from connector.source_info import SOURCE_SCHEMA, SourceInfo
-from schema_history.model import Table, TableId
+from connector.serde.name_adjustment import adjust_field_name, adjust_schema_name
+from schema_history.model import Column, Table, TableId
 
-__all__ = ["TableSchemaBuilder", "TableSchema", "RowValues", "envelope_schema", "message_key_columns"]
+__all__ = [
+    "TableSchemaBuilder",
+    "TableSchema",
+    "RowValues",
+    "envelope_schema",
+    "message_key_columns",
+    "source_type_propagation",
+]
 
 RowValues = list  # Connect values in table column order
 
@@ -159,20 +167,31 @@ class TableSchemaBuilder:
     # column.include.list / column.exclude.list as a predicate (table, column name) → keep. As in
     # Debezium's TableSchemaBuilder it filters the value columns only; key columns always stay.
     column_filter: Callable[[TableId, str], bool] | None = None
+    # column.propagate.source.type / datatype.propagate.source.type (see `source_type_propagation`)
+    propagate_source_type: Callable[[TableId, Column], bool] | None = None
+    schema_name_mode: SchemaNameAdjustmentMode = SchemaNameAdjustmentMode.NONE
+    field_name_mode: FieldNameAdjustmentMode = FieldNameAdjustmentMode.NONE
 
     def build(self, table: Table) -> TableSchema:
-        name_base = f"{self.topic_prefix}.{table.id.database}.{table.id.table}"
+        name_base = adjust_schema_name(f"{self.topic_prefix}.{table.id.database}.{table.id.table}",
+                                       self.schema_name_mode)
         converters = tuple(resolve(c, self.settings) for c in table.columns)
+        field_names = [adjust_field_name(c.name, self.field_name_mode) for c in table.columns]
+        value_schemas = [
+            _with_source_type(conv.schema, col)
+            if self.propagate_source_type is not None and self.propagate_source_type(table.id, col) else conv.schema
+            for conv, col in zip(converters, table.columns)
+        ]
         value_indexes = None
         if self.column_filter is not None:
             kept = tuple(i for i, c in enumerate(table.columns) if self.column_filter(table.id, c.name))
             value_indexes = kept if len(kept) != len(converters) else None
-        value_converters = converters if value_indexes is None else tuple(converters[i] for i in value_indexes)
+        value_positions = range(len(converters)) if value_indexes is None else value_indexes
         value_schema = ConnectSchema(
             Type.STRUCT,
             optional=True,
             name=f"{name_base}.Value",
-            fields=tuple(Field(c.name, c.schema) for c in value_converters),
+            fields=tuple(Field(field_names[i], value_schemas[i]) for i in value_positions),
         )
         custom = self.key_columns(table.id) if callable(self.key_columns) else self.key_columns.get(table.id.dotted())
         key_names = list(custom if custom else table.primary_key_column_names)
@@ -183,7 +202,8 @@ class TableSchemaBuilder:
             key_schema = ConnectSchema(
                 Type.STRUCT,
                 name=f"{name_base}.Key",
-                fields=tuple(Field(converters[i].name, converters[i].schema) for i in key_indexes),
+                # key fields never carry the source-type parameters (Debezium adds them with no mapper)
+                fields=tuple(Field(field_names[i], converters[i].schema) for i in key_indexes),
             )
         envelope = envelope_schema(name_base, value_schema)
         set_columns = tuple(
@@ -226,3 +246,31 @@ def message_key_columns(spec: str | None) -> Callable[[TableId], Sequence[str] |
         return None
 
     return lookup
+
+
+def _with_source_type(schema: ConnectSchema, column: Column) -> ConnectSchema:
+    params = [("__debezium.source.column.type", column.type_name)]
+    if column.length is not None:
+        params.append(("__debezium.source.column.length", str(column.length)))
+    if column.scale is not None:
+        params.append(("__debezium.source.column.scale", str(column.scale)))
+    params.append(("__debezium.source.column.name", column.name))
+    return replace(schema, parameters=schema.parameters + tuple(params))
+
+
+def source_type_propagation(column_regexes: Sequence[str] = (),
+                            datatype_regexes: Sequence[str] = ()) -> Callable[[TableId, Column], bool] | None:
+    """Predicate for `column.propagate.source.type` (regexes on `db.table.column`) and
+    `datatype.propagate.source.type` (regexes on `db.table.TYPE`); None when both are empty."""
+    columns = [re.compile(r) for r in column_regexes]
+    types = [re.compile(r) for r in datatype_regexes]
+    if not columns and not types:
+        return None
+
+    def matches(table_id: TableId, column: Column) -> bool:
+        base = table_id.dotted()
+        name = f"{base}.{column.name}"
+        type_name = f"{base}.{column.type_name}"
+        return any(p.fullmatch(name) for p in columns) or any(p.fullmatch(type_name) for p in types)
+
+    return matches

@@ -55,6 +55,10 @@ class SchemaHistory:
     def tables(self) -> Tables:
         return self._state.tables
 
+    def reset(self) -> None:
+        """Forget the in-memory schema (a new snapshot rebuilds it; the store keeps its records)."""
+        self._state = SchemaState()
+
     def initialize_storage(self) -> None:
         self.store.check_and_initialize()
 

@@ -24,6 +24,7 @@ from typing import Any, Callable
 from pymysqlreplication.constants import BINLOG
 from pymysqlreplication.row_event import DeleteRowsEvent, RowsEvent, UpdateRowsEvent, WriteRowsEvent
 
+from connector.binlog.image_compiler import FullImage, compile_full_image
 from connector.binlog.value_decoders import ValueDecoder, column_decoder
 
 __all__ = ["RowsDecoder", "RowImage", "RowPair", "RowPlan"]
@@ -38,13 +39,15 @@ _PLAN_ATTR = "_cdc_row_plan"  # underscore: pmr's Table.data / __eq__ ignore it
 
 @dataclass(frozen=True)
 class RowPlan:
-    """The per-table-version part: one decoder per column, in column order."""
+    """The per-table-version part: one decoder per column, in column order, and the compiled full-image reader."""
 
     decoders: tuple[ValueDecoder, ...]
+    full: FullImage | None = None
 
     @classmethod
     def for_table(cls, table: Any, errors: str = "strict") -> "RowPlan":
-        return cls(tuple(column_decoder(c, errors) for c in table.columns))
+        decoders = tuple(column_decoder(c, errors) for c in table.columns)
+        return cls(decoders, compile_full_image(decoders, f"{table.schema}.{table.table}"))
 
     def image(self, data: bytes, pos: int, present: int) -> tuple[RowImage, int]:
         """Decode one row image at `pos`; `present` is the columns-present bitmap as an int (bit i = column i)."""
@@ -54,6 +57,8 @@ class RowPlan:
             nbytes = (count + 7) >> 3
             nulls = int.from_bytes(data[pos:pos + nbytes], "little")
             pos += nbytes
+            if self.full is not None:
+                return self.full(data, pos, nulls)
             if not nulls:
                 values = []
                 append = values.append

@@ -51,6 +51,7 @@ def _fixed(fmt: str) -> ValueDecoder:
     def decode(data: bytes, pos: int) -> tuple[Any, int]:
         return unpack(data, pos)[0], pos + size
 
+    decode.fixed = (unpack, size)  # type: ignore[attr-defined]  # for image_compiler's inlining
     return decode
 
 
@@ -98,16 +99,13 @@ def _text_decoder(length_size: int, column: Any, errors: str) -> ValueDecoder:
             codecs.lookup(encoding)
         except LookupError:
             encoding = ""  # pmr returns the raw bytes (binary charset, swe7, ...)
-    if length_size == 1 and encoding:
-        def decode(data: bytes, pos: int) -> tuple[Any, int]:
-            start = pos + 1
-            end = start + data[pos]
-            return data[start:end].decode(encoding, errors), end
-        return decode
     if encoding:
         def decode(data: bytes, pos: int) -> tuple[Any, int]:
             start, end = bounds(data, pos)
             return data[start:end].decode(encoding, errors), end
+
+        if length_size <= 2:
+            decode.text = (length_size, encoding, errors)  # type: ignore[attr-defined]  # for image_compiler
         return decode
 
     def raw(data: bytes, pos: int) -> tuple[Any, int]:
@@ -233,52 +231,44 @@ def _new_decimal(column: Any, errors: str) -> ValueDecoder:
     return decode
 
 
-def _fsp_reader(fsp: int) -> tuple[int, Callable[[bytes, int], int]]:
-    """(bytes used, fn(data, pos) → microseconds) for a fractional-seconds part, as pmr computes it."""
-    size = (fsp + 1) // 2
-    if not size:
-        return 0, lambda data, pos: 0
-    scale = 10 ** (6 - fsp)
-    odd = fsp % 2
-
-    def micros(data: bytes, pos: int) -> int:
-        value = _from_bytes(data[pos:pos + size], "big", signed=True)
-        if odd:
-            value = int(value / 10)
-        return value * scale
-
-    return size, micros
+def _fsp(fsp: int) -> tuple[int, int, bool]:
+    """(bytes, scale, odd) of a fractional-seconds part: pmr reads it signed, drops a digit for odd fsp, scales to µs."""
+    return (fsp + 1) // 2, 10 ** (6 - fsp), bool(fsp % 2)
 
 
 def _datetime2(column: Any, errors: str) -> ValueDecoder:
-    fsp_size, micros = _fsp_reader(column.fsp)
+    fsp_size, scale, odd = _fsp(column.fsp)
     size = 5 + fsp_size
 
     def decode(data: bytes, pos: int) -> tuple[Any, int]:
+        end = pos + size
         packed = _from_bytes(data[pos:pos + 5], "big")
+        us = 0
+        if fsp_size:
+            us = _from_bytes(data[pos + 5:end], "big", signed=True)
+            us = (int(us / 10) if odd else us) * scale
         year_month = (packed >> 22) & 0x1FFFF
         try:
-            value = _datetime(year_month // 13, year_month % 13, (packed >> 17) & 0x1F, (packed >> 12) & 0x1F,
-                              (packed >> 6) & 0x3F, packed & 0x3F)
+            return _datetime(year_month // 13, year_month % 13, (packed >> 17) & 0x1F, (packed >> 12) & 0x1F,
+                             (packed >> 6) & 0x3F, packed & 0x3F, us if us > 0 else 0), end
         except ValueError:
-            return None, pos + size  # zero or invalid date: pmr's None ('out of datetime2 range')
-        if fsp_size:
-            us = micros(data, pos + 5)
-            if us > 0:
-                value = value.replace(microsecond=us)
-        return value, pos + size
+            return None, end  # zero or invalid date: pmr's None ('out of datetime2 range')
 
     return decode
 
 
 def _timestamp2(column: Any, errors: str) -> ValueDecoder:
-    fsp_size, micros = _fsp_reader(column.fsp)
+    fsp_size, scale, odd = _fsp(column.fsp)
     size = 4 + fsp_size
     i32 = struct.Struct(">i").unpack_from
 
     def decode(data: bytes, pos: int) -> tuple[Any, int]:
-        us = micros(data, pos + 4) if fsp_size else 0
-        return _EPOCH + _timedelta(seconds=i32(data, pos)[0], microseconds=us if us > 0 else 0), pos + size
+        end = pos + size
+        us = 0
+        if fsp_size:
+            us = _from_bytes(data[pos + 4:end], "big", signed=True)
+            us = (int(us / 10) if odd else us) * scale
+        return _EPOCH + _timedelta(seconds=i32(data, pos)[0], microseconds=us if us > 0 else 0), end
 
     return decode
 

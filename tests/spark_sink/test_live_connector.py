@@ -10,7 +10,6 @@ failure instead.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import random
 import subprocess
@@ -48,11 +47,11 @@ ROUNDS = [
        UPDATE items SET name = 'uno', amount = 100.001 WHERE id = 1;
        DELETE FROM items WHERE id = 2;
        UPDATE items SET id = 30 WHERE id = 3;""",
-    """TRUNCATE TABLE items;
-       INSERT INTO items VALUES (5, 'five', 5.555, '2001-01-01 00:00:00', 'blue', '{"k": "v"}');
-       ALTER TABLE items ADD COLUMN note VARCHAR(20) NULL;
-       INSERT INTO items VALUES (6, 'six', 6, NULL, 'red,green', NULL, 'added');
+    """ALTER TABLE items ADD COLUMN note VARCHAR(20) NULL;
+       INSERT INTO items VALUES (5, 'five', 5.555, '2001-01-01 00:00:00', 'blue', '{"k": "v"}', NULL);
        UPDATE items SET note = 'later' WHERE id = 5;""",
+    """TRUNCATE TABLE items;
+       INSERT INTO items VALUES (6, 'six', 6, NULL, 'red,green', NULL, 'added');""",
 ]
 
 
@@ -141,8 +140,9 @@ def _topic_has_op(bootstrap: str, topic: str, op: str, deadline_s: float = 20.0)
         consumer.close()
 
 
-def test_live_mariadb_to_delta(request, spark, prefix, workdir, unique_database) -> None:
-    server, broker = request.getfixturevalue("mariadb"), request.getfixturevalue("broker")
+@pytest.mark.parametrize("flavour", ["mariadb", "mysql"])
+def test_live_connector_to_delta(request, spark, prefix, workdir, unique_database, flavour) -> None:
+    server, broker = request.getfixturevalue(flavour), request.getfixturevalue("broker")
     database = unique_database(server)
     server.run_sql(SETUP, database=database)
     proc = _connector(server, broker, database, prefix, workdir)
@@ -160,8 +160,8 @@ def test_live_mariadb_to_delta(request, spark, prefix, workdir, unique_database)
             columns = list(next(iter(want.values())).keys())
             _wait_for_table(path, proc, argv, spark, workdir, want, columns)
         final = _select_star(server, database)
-        assert set(final) == {5, 6} and final[5]["note"] == "later"
-        assert isinstance(final[5]["amount"], Decimal) and isinstance(final[5]["seen"], dt.datetime)
+        assert set(final) == {6} and final[6]["note"] == "added"
+        assert isinstance(final[6]["amount"], Decimal)
     finally:
         proc.terminate()
         try:

@@ -196,8 +196,8 @@ class RecordingEmitter:
     def wants_table(self, table_id: Any) -> bool:
         return True
 
-    def row_change(self, change: Any, source: Any, offset: Any, tx_block: Any) -> None:
-        self.changes.append(("row", change, source, offset, tx_block))
+    def row_change(self, change: Any, source: Any, positions: Any) -> None:
+        self.changes.append(("row", change, source, positions.next_event(change.table_id.dotted())))
 
     def ddl(self, statement: str, database: str, source: Any, offset: Any) -> None:
         self.changes.append(("ddl", statement, source, offset))

@@ -22,10 +22,10 @@ from connector.config.modes import Operation
 from connector.converters.base import ValueSettings
 from connector.converters.snapshot_conv import pymysql_conversions
 from connector.envelope import PlannedEvent, plan_row
-from connector.table_schema import TableSchema, TableSchemaBuilder
+from connector.table_schema import TableSchema
 from schema_history.model import TableId
 from tests.integration.events.servers import Server
-from tests.unit.events.golden import GoldenRecord, load_records, table_versions, version_with_columns
+from tests.unit.events.golden import GoldenRecord, load_records, schema_builder, table_versions, version_with_columns
 
 _OPS = {WriteRowsEvent: Operation.CREATE, UpdateRowsEvent: Operation.UPDATE, DeleteRowsEvent: Operation.DELETE}
 
@@ -63,7 +63,7 @@ class Replay:
         self.server = server
         self.records = load_records(golden_dir)
         self.versions = table_versions(golden_dir)
-        self.builder = TableSchemaBuilder("dbserver1", settings)
+        self.builder = schema_builder(golden_dir, settings)
         self._schemas: dict[int, TableSchema] = {}
         self.databases = sorted({r.topic.split(".")[1] for r in self.records
                                  if r.topic.count(".") >= 2 and not r.topic.endswith(".transaction")})
@@ -82,7 +82,7 @@ class Replay:
         key = -id(table)
         if key not in self._schemas:
             settings = replace(self.builder.settings, binlog_negative_time_fraction_complemented=False)
-            self._schemas[key] = TableSchemaBuilder(self.builder.topic_prefix, settings).build(table)
+            self._schemas[key] = replace(self.builder, settings=settings).build(table)
         return self._schemas[key]
 
     def schema_for(self, table_id: TableId, columns: list[str]) -> TableSchema:

@@ -3,7 +3,8 @@ a real server's rows (PyMySQL snapshot read, python-mysql-replication binlog rea
 for byte with the golden JsonConverter output.
 
 Cases: the shared `basic.sql` goldens (MariaDB 10.11, MySQL 9) and this directory's `types.sql`
-goldens (more types, DDL defaults, edge values; default modes and two sets of non-default modes).
+goldens (more types, DDL defaults, edge values; default modes, two sets of non-default modes, and
+name adjustment + source-type propagation).
 `source`, envelope timestamps and the transaction block come from the golden record; every column
 value comes from the server.
 """
@@ -35,6 +36,8 @@ CASES = {
     "types-mysql": (HERE / "types-mysql", TYPES, "mysql"),
     "types-modes": (HERE / "types-modes", TYPES, "mariadb"),
     "types-mysql-modes": (HERE / "types-mysql-modes", TYPES, "mysql"),
+    "types-names": (HERE / "types-names", TYPES, "mariadb"),
+    "types-mysql-names": (HERE / "types-mysql-names", TYPES, "mysql"),
 }
 PORTS = {"mariadb": 13352, "mysql": 13353}
 

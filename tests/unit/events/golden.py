@@ -74,12 +74,17 @@ def table_versions(flavour: str | Path) -> list[Table]:
     return out
 
 
-def table_for(record: GoldenRecord, versions: list[Table]) -> Table:
-    """The table version whose columns match the record's row image."""
+def table_for(record: GoldenRecord, versions: list[Table], builder=None) -> Table:
+    """The table version whose (field-name-adjusted, column-filtered) columns match the row image."""
     payload = record.value["payload"]
     row = payload.get("after") or payload.get("before")
     _, db, table = record.topic.split(".", 2)
-    return version_with_columns(versions, TableId(db, table), list(row))
+    if builder is None:
+        return version_with_columns(versions, TableId(db, table), list(row))
+    for t in reversed(versions):
+        if t.id == TableId(db, table) and builder.build(t).value_schema.field_names() == list(row):
+            return t
+    raise LookupError(f"no table version of {db}.{table} renders fields {list(row)}")
 
 
 def version_with_columns(versions: list[Table], table_id: TableId, columns: list[str]) -> Table:
@@ -137,7 +142,7 @@ def engine_settings(flavour: str | Path) -> dict[str, str]:
     for line in path.read_text(encoding="utf-8").splitlines():
         if "=" in line and not line.lstrip().startswith("#"):
             k, _, v = line.partition("=")
-            out[k.strip()] = v.strip()
+            out[k.strip()] = v.strip().replace("\\\\", "\\")  # .properties escaping of backslashes
     return out
 
 
@@ -160,4 +165,26 @@ def value_settings(flavour: str | Path):
             "bigint.unsigned.handling.mode", props.get("bigint.unsigned.handling.mode", "long")),
         binary_mode=BinaryHandlingMode.parse("binary.handling.mode", props.get("binary.handling.mode", "bytes")),
         include_schema_comments=props.get("include.schema.comments", "false") == "true",
+    )
+
+
+def schema_builder(flavour: str | Path, settings=None):
+    """The TableSchemaBuilder matching the reference run's properties (modes, names, source types)."""
+    from connector.config.modes import FieldNameAdjustmentMode, SchemaNameAdjustmentMode
+    from connector.table_schema import TableSchemaBuilder, source_type_propagation
+
+    props = engine_settings(flavour)
+
+    def regexes(key: str) -> list[str]:
+        return [r for r in props.get(key, "").split(",") if r]
+
+    return TableSchemaBuilder(
+        props.get("topic.prefix", "dbserver1"),
+        settings if settings is not None else value_settings(flavour),
+        propagate_source_type=source_type_propagation(regexes("column.propagate.source.type"),
+                                                      regexes("datatype.propagate.source.type")),
+        schema_name_mode=SchemaNameAdjustmentMode.parse(
+            "schema.name.adjustment.mode", props.get("schema.name.adjustment.mode", "none")),
+        field_name_mode=FieldNameAdjustmentMode.parse(
+            "field.name.adjustment.mode", props.get("field.name.adjustment.mode", "none")),
     )

@@ -25,23 +25,22 @@ from connector.records import (
     transaction_end_bytes,
     transaction_key_bytes,
 )
-from connector.table_schema import TableSchemaBuilder
 from schema_history.model import TableId
 from schema_history.table_json import table_from_history_json
 from tests.unit.events.golden import (
     REFERENCE,
     load_records,
     payload_row,
+    schema_builder,
     source_from,
     table_for,
     table_versions,
     tx_from,
-    value_settings,
 )
 
 LOCAL = Path(__file__).parents[2] / "integration" / "events" / "golden"
 DIRS = [REFERENCE / "basic", REFERENCE / "basic-mysql", LOCAL / "types", LOCAL / "types-mysql",
-        LOCAL / "types-modes", LOCAL / "types-mysql-modes"]
+        LOCAL / "types-modes", LOCAL / "types-mysql-modes", LOCAL / "types-names", LOCAL / "types-mysql-names"]
 
 
 @pytest.fixture(params=DIRS, ids=lambda p: p.name)
@@ -52,13 +51,13 @@ def golden_dir(request: pytest.FixtureRequest) -> Path:
 
 
 def test_data_records(golden_dir: Path) -> None:
-    builder = TableSchemaBuilder("dbserver1", value_settings(golden_dir))
+    builder = schema_builder(golden_dir)
     versions = table_versions(golden_dir)
     checked = 0
     for record in load_records(golden_dir):
         if record.value is None or "before" not in record.value["payload"]:
             continue
-        ts = builder.build(table_for(record, versions))
+        ts = builder.build(table_for(record, versions, builder))
         payload = record.value["payload"]
         fields = ts.value_schema.fields
         before, after = payload_row(fields, payload["before"]), payload_row(fields, payload["after"])
@@ -118,7 +117,7 @@ def test_transaction_records(golden_dir: Path) -> None:
 def test_context_and_key_headers(golden_dir: Path) -> None:
     records = load_records(golden_dir)
     run_id = json.loads(records[0].headers[3][1])["payload"]
-    builder = TableSchemaBuilder("dbserver1", value_settings(golden_dir))
+    builder = schema_builder(golden_dir)
     versions = table_versions(golden_dir)
     key_names = ("__debezium.newkey", "__debezium.oldkey")
     for i, record in enumerate(records):
@@ -128,7 +127,7 @@ def test_context_and_key_headers(golden_dir: Path) -> None:
         key_headers = [(n, v) for n, v in record.headers if n in key_names]
         if key_headers:
             source = record if record.value else records[i - 1]  # a tombstone repeats its delete's headers
-            ts = builder.build(table_for(source, versions))
+            ts = builder.build(table_for(source, versions, builder))
             key_headers = [
                 (n, key_header(n, ts.key_schema, tuple(json.loads(raw)["payload"].values()))[1].decode("utf-8"))
                 for n, raw in key_headers
@@ -168,3 +167,16 @@ def test_heartbeat_records() -> None:
         b'"payload":{"serverName":"dbserver1"}}'
     )
     assert heartbeat_value_bytes(1700000000000, schemas_enable=False) == b'{"ts_ms":1700000000000}'
+
+
+def test_truncate_record() -> None:
+    golden_dir = LOCAL / "basic-truncate"
+    builder = schema_builder(golden_dir)
+    versions = table_versions(golden_dir)
+    [record] = [r for r in load_records(golden_dir) if r.value and r.value["payload"].get("op") == "t"]
+    payload = record.value["payload"]
+    table = next(t for t in reversed(versions) if t.id == TableId("inventory", "audit_log"))
+    ts = builder.build(table)
+    value = ts.value_bytes(Operation.TRUNCATE, None, None, source_from(payload), None, payload["ts_ns"])
+    assert value.decode("utf-8") == record.value_raw
+    assert record.key_raw is None  # a truncate has no key, whatever the table's primary key

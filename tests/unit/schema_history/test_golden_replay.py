@@ -23,6 +23,7 @@ HISTORIES = [
     ROOT / "fixtures/golden/ddl_heavy-mysql/schema_history.jsonl",
     ROOT / "fixtures/golden/ddl_probe/schema_history.jsonl",
     ROOT / "fixtures/golden/ddl_probe2/schema_history.jsonl",
+    ROOT / "fixtures/golden/ddl_mysql9/schema_history.jsonl",
     ROOT / "fixtures/golden/basic/schema_history.jsonl",
     ROOT / "fixtures/golden/basic-mysql/schema_history.jsonl",
     SHARED / "basic/schema_history.jsonl",

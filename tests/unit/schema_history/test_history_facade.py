@@ -19,7 +19,7 @@ def _history(store=None, **settings) -> SchemaHistory:
     return SchemaHistory(store or MemoryHistoryStore(), "dbserver1", SchemaHistorySettings(**settings), clock_ms=lambda: 42)
 
 
-@pytest.mark.parametrize("name", ["basic", "basic-mysql", "ddl_heavy", "ddl_heavy-mysql", "ddl_probe", "ddl_probe2"])
+@pytest.mark.parametrize("name", ["basic", "basic-mysql", "ddl_heavy", "ddl_heavy-mysql", "ddl_probe", "ddl_probe2", "ddl_mysql9"])
 def test_replaying_a_debezium_run_writes_the_identical_file(tmp_path: Path, name: str) -> None:
     """Fed the same statements, positions and clock, the facade writes Debezium's file byte for byte."""
     lines = (GOLDEN / name / "schema_history.jsonl").read_text(encoding="utf-8").splitlines()

@@ -60,7 +60,7 @@ def test_gtid_sets() -> None:
     assert not gtid_set_contained("0-1-13", "0-1-12")
 
 
-@pytest.mark.parametrize("name", ["ddl_heavy", "ddl_heavy-mysql"])
+@pytest.mark.parametrize("name", ["ddl_heavy", "ddl_heavy-mysql", "ddl_mysql9"])
 def test_recovery_then_parsing_matches_every_golden_record(name: str) -> None:
     """After recovering records[:k] (tableChanges applied, DDL-only records re-parsed), parsing
     record k reproduces Debezium's tableChanges: charsets, current database and dropped

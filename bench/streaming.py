@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Streaming throughput: 300k row changes already in the binlog, connector started, time until Kafka
+acknowledged the last record. In the same run, the rate of plain python-mysql-replication decoding
+of the same binlog range (no serialization, no Kafka) is measured as the baseline.
+
+    .venv/bin/python bench/streaming.py [--rows 300000]
+
+Workload (a 12-column mixed-type table): 2/3 inserts in 1000-row INSERTs, 1/5 single-row UPDATEs,
+the rest single-row DELETEs. The last line of output is one JSON object:
+{"events_per_s": ..., "pmr_decode_rows_per_s": ..., ...}
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from pymysqlreplication import BinLogStreamReader  # noqa: E402
+from pymysqlreplication.row_event import DeleteRowsEvent, UpdateRowsEvent, WriteRowsEvent  # noqa: E402
+
+from tests.conformance.config import write_properties  # noqa: E402
+from tests.conformance.connector_process import ConnectorProcess  # noqa: E402
+from tests.conformance.run import default_connector_cmd  # noqa: E402
+from tests.support.servers import MariaDBServer, Profile, TansuBroker  # noqa: E402
+
+TABLE = """CREATE TABLE bench.events (
+  id BIGINT NOT NULL PRIMARY KEY,
+  account INT NOT NULL,
+  name VARCHAR(64) NOT NULL,
+  amount DECIMAL(12,2) NOT NULL,
+  created DATETIME(6) NOT NULL,
+  updated TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,
+  attrs JSON,
+  note TEXT,
+  state ENUM('new','open','closed') NOT NULL,
+  score DOUBLE,
+  flag TINYINT(1) NOT NULL,
+  payload BLOB
+)"""
+
+
+def workload_sql(rows: int, seed: int = 1) -> tuple[str, int, int, int]:
+    rng = random.Random(seed)
+    inserts = rows * 2 // 3
+    updates = rows // 5
+    deletes = rows - inserts - updates
+    out = ["USE bench;"]
+    for start in range(1, inserts + 1, 1000):
+        values = []
+        for i in range(start, min(start + 1000, inserts + 1)):
+            values.append(
+                f"({i},{rng.randint(1, 10**6)},'name-{i}',{rng.randint(0, 10**9) / 100:.2f},"
+                f"'2024-01-{1 + i % 28:02d} 12:{i % 60:02d}:{i % 60:02d}.{i % 10**6:06d}',"
+                f"'2024-02-{1 + i % 28:02d} 10:00:00','{{\"k\": {i}, \"tags\": [\"a\", \"b\"]}}',"
+                f"'note {i} {'x' * (i % 50)}','{('new', 'open', 'closed')[i % 3]}',{rng.random():.6f},{i % 2},"
+                f"X'{(i % 65536):04x}deadbeef')")
+        out.append("INSERT INTO events VALUES " + ",".join(values) + ";")
+    for n in range(updates):
+        i = 1 + (n * 7919) % inserts
+        out.append(f"UPDATE events SET amount = amount + 1, state = 'open', note = 'updated {n}' WHERE id = {i};")
+    for n in range(deletes):
+        out.append(f"DELETE FROM events WHERE id = {inserts - n};")
+    return "\n".join(out) + "\n", inserts, updates, deletes
+
+
+def pmr_decode_rate(server: MariaDBServer, start: tuple[str, int], end: tuple[str, int]) -> tuple[int, float]:
+    stream = BinLogStreamReader(
+        connection_settings={"host": "127.0.0.1", "port": server.port, "user": server.user, "passwd": server.password},
+        server_id=98765, resume_stream=True, blocking=False, log_file=start[0], log_pos=start[1],
+        only_events=[WriteRowsEvent, UpdateRowsEvent, DeleteRowsEvent], enable_logging=False)
+    rows = 0
+    t0 = time.perf_counter()
+    for event in stream:
+        rows += len(event.rows)
+        if (stream.log_file, stream.log_pos) >= end:
+            break
+    elapsed = time.perf_counter() - t0
+    stream.close()
+    return rows, elapsed
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=300_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-streaming-") as tmp:
+        work = Path(tmp)
+        with MariaDBServer(work / "db", profile=Profile.DEFAULTS) as server, TansuBroker(work / "kafka") as broker:
+            server.run_sql("CREATE DATABASE bench;")
+            server.run_sql(TABLE + ";")
+            prefix = "bench"
+            broker.create_topics([f"{prefix}.bench.events", prefix])
+            config = work / "application.properties"
+            write_properties(config, {
+                "debezium.sink.type": "kafka",
+                "debezium.sink.kafka.producer.bootstrap.servers": broker.bootstrap_servers,
+                "debezium.source.database.hostname": "127.0.0.1",
+                "debezium.source.database.port": str(server.port),
+                "debezium.source.database.user": server.user,
+                "debezium.source.database.password": server.password,
+                "debezium.source.database.server.id": "5402",
+                "debezium.source.topic.prefix": prefix,
+                "debezium.source.database.include.list": "bench",
+                "debezium.source.offset.storage.file.filename": str(work / "offsets.dat"),
+                "debezium.source.offset.flush.interval.ms": "1000",
+                "debezium.source.schema.history.internal": "io.debezium.storage.file.history.FileSchemaHistory",
+                "debezium.source.schema.history.internal.file.filename": str(work / "history.jsonl"),
+            })
+            cmd = list(default_connector_cmd())
+            # First start: snapshot of the empty table, so the stored offset is the binlog position before the load.
+            proc = ConnectorProcess(cmd, config, work / "status.json", work / "connector.log").start()
+            proc.wait_streaming(120)
+            assert proc.stop() == 0, proc.log_tail()
+            start = server.binlog_position()
+
+            sql, inserts, updates, deletes = workload_sql(args.rows)
+            print(f"loading {args.rows} row changes ({inserts} inserts in 1000-row statements, "
+                  f"{updates} single-row updates, {deletes} single-row deletes) ...", flush=True)
+            t0 = time.perf_counter()
+            (work / "load.sql").write_text(sql)
+            server.run_sql(sql, what="bench workload")
+            end = server.binlog_position()
+            print(f"loaded in {time.perf_counter() - t0:.1f} s; binlog {start} -> {end}", flush=True)
+
+            decoded, pmr_s = pmr_decode_rate(server, start, end)
+            pmr_rate = decoded / pmr_s
+            print(f"baseline: python-mysql-replication decoded {decoded} rows in {pmr_s:.2f} s = {pmr_rate:,.0f} rows/s",
+                  flush=True)
+
+            expected_records = inserts + updates + 2 * deletes  # deletes are followed by tombstones
+            t0 = time.perf_counter()
+            proc = ConnectorProcess(cmd, config, work / "status.json", work / "connector.log").start()
+            while True:
+                st = proc.status() or {}
+                if st.get("records_acked", 0) >= expected_records:
+                    break
+                if time.perf_counter() - t0 > 1800:
+                    raise SystemExit(f"timed out; last status {st}\n{proc.log_tail()}")
+                time.sleep(0.02)
+            elapsed = time.perf_counter() - t0
+            assert proc.stop() == 0, proc.log_tail()
+            events_per_s = args.rows / elapsed
+            print(f"binlog-cdc: {args.rows} row changes ({expected_records} Kafka records) acknowledged in "
+                  f"{elapsed:.2f} s = {events_per_s:,.0f} row events/s "
+                  f"({events_per_s / pmr_rate:.2f}x the library's bare decoding rate)", flush=True)
+            print(json.dumps({
+                "events_per_s": round(events_per_s),
+                "pmr_decode_rows_per_s": round(pmr_rate),
+                "ratio_vs_pmr_decode": round(events_per_s / pmr_rate, 2),
+                "rows": args.rows,
+                "records": expected_records,
+                "seconds": round(elapsed, 2),
+            }))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
