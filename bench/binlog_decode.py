@@ -43,7 +43,8 @@ CREATE TABLE bench.t (
 
 
 def _row(i: int) -> str:
-    return (f"({i},{i * 7 % 100000},'name-{i}',{i % 99999}.{i % 100:02d},'2024-01-{i % 28 + 1:02d} 12:{i % 60:02d}:00.{i:06d}',"
+    return (f"({i},{i * 7 % 100000},'name-{i}',{i % 99999}.{i % 100:02d},"
+            f"'2024-01-{i % 28 + 1:02d} 12:{i % 60:02d}:00.{i:06d}',"
             f"'2024-02-{i % 28 + 1:02d} 01:02:03','{{\"k\": {i}, \"tags\": [\"a\", \"b\"]}}',"
             f"'body text for row {i} with some more words','{('new', 'paid', 'shipped', 'void')[i % 4]}',"
             f"{i / 7:.6f},{i % 2},X'{i:016x}')")
@@ -61,7 +62,8 @@ def workload_sql(total: int) -> list[str]:
     for i in range(1, single_updates + 1):
         parts.append(f"UPDATE bench.t SET n = n + 1, name = 'upd-{i}', updated = '2024-03-01 00:00:00' WHERE id = {i};")
     for start in range(single_updates + 1, single_updates + range_updates + 1, 500):
-        parts.append(f"UPDATE bench.t SET score = score * 2, state = 'paid' WHERE id BETWEEN {start} AND {start + 499};")
+        parts.append(f"UPDATE bench.t SET score = score * 2, state = 'paid' "
+                     f"WHERE id BETWEEN {start} AND {start + 499};")
     for i in range(inserts, inserts - single_deletes, -1):
         parts.append(f"DELETE FROM bench.t WHERE id = {i};")
     top = inserts - single_deletes

@@ -251,7 +251,8 @@ class Daemon:
                                lock_timeout_ms=s.snapshot.lock_timeout_ms, use_gtids=info.gtid_mode,
                                should_stop=lambda: self.token.requested)
         result = snap.run()
-        # With no data (no_data mode, or empty tables) no record carries the completed offset: record it anyway.
+        dispatcher.end_snapshot(result.offset)
+        # With no data (no_data mode, or empty tables) no record may carry the completed offset: record it anyway.
         dispatcher.tracker.observe(result.offset.to_map())
         return result.offset
 

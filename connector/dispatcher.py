@@ -10,6 +10,7 @@ only, so the offset becomes committable once the whole group is acknowledged.
 from __future__ import annotations
 
 import logging
+import re
 import time
 import uuid
 from dataclasses import dataclass
@@ -24,6 +25,7 @@ from connector.errors import SchemaError
 from connector.filters import TableFilter
 from connector.kafka_writer import OutRecord
 from connector.offsets.tracker import OffsetTracker
+from connector.serde.java_hashmap import hashmap_order
 from connector.source_info import SnapshotMarker, SourceInfo
 from connector.streaming import EventPositions, EventSource, RowChange
 from connector.table_schema import TableSchema, TableSchemaBuilder
@@ -50,6 +52,23 @@ class DispatchCounters:
     records_sent: int = 0
     records_acked: int = 0
     data_events: int = 0
+
+
+_DATABASE_EVENT = re.compile(r"^\s*(CREATE|DROP)\s+(DATABASE|SCHEMA)\b|^\s*(USE|SET)\b", re.IGNORECASE)
+
+
+def _ddl_source_table(ddl: str, changes: list[SchemaChange]) -> str | None:
+    """`source.table` of a statement's schema change events, as Debezium sets it.
+
+    Every event of one statement names all the tables the statement touched, joined in the order of
+    Debezium's `HashSet<TableId>` (a HashMap of `db.table` strings). Statements Debezium's parser
+    signals no table event for are "database events" (table null: CREATE/DROP DATABASE, USE, SET);
+    other statements without table changes (ALTER DATABASE, CREATE/DROP INDEX) get "".
+    """
+    ids = {c.id.dotted(): c.id.table for change in changes for c in change.table_changes}
+    if ids:
+        return ",".join(ids[k] for k in hashmap_order(ids))
+    return None if _DATABASE_EVENT.match(ddl) else ""
 
 
 class _FixedPosition:
@@ -88,6 +107,7 @@ class Dispatcher:
         self._key_schemas = settings.kafka.key_schemas_enable
         self._value_schemas = settings.kafka.value_schemas_enable
         self._table_schemas: dict[int, tuple[Table, TableSchema]] = {}
+        self._held: tuple[SchemaChange, EventSource, int | None, SourceOffset] | None = None
         self._topic_cache: dict[TableId, str] = {}
 
     # ---------------------------------------------------------------- helpers
@@ -158,6 +178,7 @@ class Dispatcher:
     def snapshot_row(self, table_id: TableId, values: tuple, source: EventSource, offset: SourceOffset) -> None:
         table = self.schema.table(table_id)
         assert table is not None
+        self._release_held()
         ts = self.table_schema(table)
         after = ts.convert_snapshot_row(values)
         self._emit_rows(ts, Operation.READ, None, after, source, _FixedPosition(offset))
@@ -201,25 +222,50 @@ class Dispatcher:
         self._apply_ddl(statement, database, source, offset, snapshot=False)
 
     def _apply_ddl(self, ddl: str, database: str, es: EventSource, offset: SourceOffset, snapshot: bool) -> None:
-        offset_map = offset.to_map(include_transaction=False)
+        offset_map = offset.to_map()
         changes = self.schema.apply(ddl, database, offset_map, snapshot)
-        if not self._events.include_schema_changes:
+        if not self._events.include_schema_changes or not changes:
             return
+        table = _ddl_source_table(ddl, changes)
         for change in changes:
-            tables = [c.id.table for c in change.table_changes]
             es_for = EventSource(
-                ts_ms=es.ts_ms, db=change.database_name, table=",".join(tables) if tables else None,
-                server_id=es.server_id, gtid=es.gtid, file=es.file, pos=es.pos, row=es.row, thread=None,
+                ts_ms=es.ts_ms, db=change.database_name, table=table,
+                server_id=es.server_id, gtid=es.gtid, file=es.file, pos=es.pos, row=es.row, thread=es.thread,
                 snapshot=es.snapshot)
             ts_ns = self._clock_ns() if snapshot else None
-            entries = tuple(records.TableChangeEntry(c.type.value, c.id, c.table) for c in change.table_changes)
-            value = records.schema_change_value_bytes(
-                records.SchemaChange(self._source(es_for, ts_ns), self._clock_ns() // 1_000_000,
-                                     change.database_name, change.ddl, entries, change.schema_name),
-                self._value_schemas)
-            key = records.schema_change_key_bytes(change.database_name, self._key_schemas)
-            self._send(OutRecord(self._topics.schema_change_topic(), key, value, self._context_headers, partition=0),
-                       offset_map)
+            if snapshot:
+                # The snapshot's last record is marked `last` and carries the completed offset; until we know
+                # whether data records follow, the newest schema record is held back.
+                self._release_held()
+                self._held = (change, es_for, ts_ns, offset)
+            else:
+                self._send_schema_change(change, es_for, ts_ns, offset_map)
+
+    def _send_schema_change(self, change: SchemaChange, es: EventSource, ts_ns: int | None,
+                            offset_map: dict[str, Any]) -> None:
+        entries = tuple(records.TableChangeEntry(c.type.value, c.id, c.table) for c in change.table_changes)
+        value = records.schema_change_value_bytes(
+            records.SchemaChange(self._source(es, ts_ns), self._clock_ns() // 1_000_000,
+                                 change.database_name, change.ddl, entries, change.schema_name),
+            self._value_schemas)
+        key = records.schema_change_key_bytes(change.database_name, self._key_schemas)
+        self._send(OutRecord(self._topics.schema_change_topic(), key, value, self._context_headers, partition=0),
+                   offset_map)
+
+    def _release_held(self) -> None:
+        if self._held is not None:
+            change, es, ts_ns, offset = self._held
+            self._held = None
+            self._send_schema_change(change, es, ts_ns, offset.to_map())
+
+    def end_snapshot(self, completed: SourceOffset) -> None:
+        """The snapshot emitted no data after its schema records: its last schema record is the last record."""
+        if self._held is not None:
+            change, es, ts_ns, _ = self._held
+            self._held = None
+            last = EventSource(ts_ms=es.ts_ms, db=es.db, table=es.table, server_id=es.server_id, gtid=es.gtid,
+                               file=es.file, pos=es.pos, row=es.row, thread=es.thread, snapshot="last")
+            self._send_schema_change(change, last, ts_ns, completed.to_map())
 
     # ---------------------------------------------------------------- transactions
     def transaction_begin(self, tx_id: str, ts_ms: int, offset: SourceOffset) -> None:

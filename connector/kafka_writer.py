@@ -191,6 +191,12 @@ _FENCED_CODES = frozenset({
     KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
 })
 
+# Client errors worth an operator's attention; other transport hiccups are logged at INFO.
+_NOTABLE_CLIENT_ERRORS = frozenset({
+    KafkaError._ALL_BROKERS_DOWN, KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FAILED,
+    KafkaError._SSL, KafkaError.TOPIC_AUTHORIZATION_FAILED, KafkaError.CLUSTER_AUTHORIZATION_FAILED,
+})
+
 # Keys a consumer/admin client for the same cluster needs (connection and security only).
 _CONNECTION_PREFIXES = (
     "bootstrap.servers", "security.protocol", "ssl.", "sasl.", "socket.", "client.id", "broker.",
@@ -279,6 +285,13 @@ def connection_config(producer_config: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in producer_config.items() if k.startswith(_CONNECTION_PREFIXES)}
 
 
+class _ClosedProducer:
+    """Stands in for the producer after `close()`, so late calls fail clearly instead of crashing."""
+
+    def __getattr__(self, name: str) -> Callable[..., None]:
+        raise KafkaWriterError(f"the Kafka writer is closed (called {name})")
+
+
 class KafkaWriter:
     """Sends `OutRecord`s; calls `on_ack()` once Kafka acknowledged a record (from `poll`/`flush`/`send`).
 
@@ -307,6 +320,7 @@ class KafkaWriter:
         self._admin: AdminClient | None = None
         self._closed = False
         self._transactions_ready = False
+        self._in_transaction = False
         try:
             # librdkafka logs through Python logging instead of writing to stderr.
             self._producer = Producer({**self._config, "error_cb": self._on_client_error, "logger": _LIBRDKAFKA_LOG})
@@ -332,6 +346,8 @@ class KafkaWriter:
         Raises the pending `KafkaDeliveryError` of an earlier record, if any, before sending anything.
         """
         self._raise_if_failed()
+        if self.transactional and not self._in_transaction:
+            self.begin_transaction()
         started = self._clock()
         while self.in_flight >= self._max_in_flight:
             self._producer.poll(0.05)
@@ -371,9 +387,12 @@ class KafkaWriter:
                 return
             partition = msg.partition() if msg is not None else record.partition  # type: ignore[attr-defined]
             failure = KafkaDeliveryError(record.topic, partition, err)
-            # Purged records (close() or an aborted transaction) are expected casualties, not news.
-            purged = err.code() in (KafkaError._PURGE_QUEUE, KafkaError._PURGE_INFLIGHT)
-            logger.log(logging.WARNING if purged else logging.ERROR, "%s", failure)
+            if err.code() in (KafkaError._PURGE_QUEUE, KafkaError._PURGE_INFLIGHT):
+                # Dropped on purpose by close() or an aborted transaction: never acknowledged, so never
+                # committed, but not a failure of the writer either.
+                logger.debug("%s", failure)
+                return
+            logger.error("%s", failure)
             with self._lock:
                 if self._failure is None:
                     self._failure = failure
@@ -387,7 +406,8 @@ class KafkaWriter:
                 if self._failure is None:
                     self._failure = KafkaDeliveryError("*", None, err)
         else:
-            logger.warning("Kafka client error (librdkafka retries): %s", err)
+            level = logging.WARNING if err.code() in _NOTABLE_CLIENT_ERRORS else logging.INFO
+            logger.log(level, "Kafka client error (librdkafka retries): %s", err)
 
     def _check_blocked(self, started: float, on_what: str) -> None:
         if self._should_stop():
@@ -412,8 +432,12 @@ class KafkaWriter:
     def flush(self, timeout_s: float) -> int:
         """Wait up to `timeout_s` for every record to be acknowledged; returns how many are still pending.
 
-        Raises the first delivery failure, after serving every callback that is ready.
+        Raises the first delivery failure, after serving every callback that is ready. In transactional
+        mode it commits the open transaction instead (which delivers everything or raises).
         """
+        if self.transactional and self._in_transaction:
+            self.commit_transaction(timeout_s)
+            return 0
         deadline = self._clock() + timeout_s
         remaining = self._producer.flush(max(0.0, timeout_s))
         while remaining and self._clock() < deadline:
@@ -431,12 +455,20 @@ class KafkaWriter:
         if self._closed:
             return 0
         self._closed = True
-        remaining = self._producer.flush(max(0.0, timeout_s))
+        producer = self._producer
+        remaining = producer.flush(max(0.0, timeout_s))
         if remaining:
             logger.warning("Closing the Kafka producer with %d records not acknowledged; purging them", remaining)
-            self._producer.purge()
-            self._producer.poll(0)
-        self._producer.close()
+            producer.purge()
+            producer.poll(0)
+        if self.transactional and self._failure is not None:
+            # Producer.close() would try to abort the failed (possibly fenced) transaction and can block
+            # for ever; dropping the last reference destroys the client without that step.
+            self._producer = _ClosedProducer()
+            del producer
+        else:
+            producer.close()
+            self._producer = _ClosedProducer()
         return remaining
 
     # -- transactions (exactly-once mode, when producer_config has transactional.id) ------------------
@@ -467,19 +499,27 @@ class KafkaWriter:
     def _abort_quietly(self, timeout_s: float) -> None:
         try:
             self._producer.abort_transaction(timeout_s)
+            self._in_transaction = False
         except KafkaException as exc:
             logger.error("Aborting the Kafka transaction failed too: %s", exc.args[0])
 
     def begin_transaction(self, timeout_s: float = 30.0) -> None:
-        """Open a transaction; the first call initialises the transactional producer, which fences any
-        older producer with the same transactional.id and aborts its unfinished transaction."""
+        """Open a transaction (no-op if one is open); the first call initialises the transactional producer,
+        which fences any older producer with the same transactional.id and aborts its open transaction.
+
+        `send` opens one by itself and `flush` commits it, so a transactional.id alone makes every batch
+        between flushes atomic; `TransactionalCommitter` adds the offsets to the same transaction.
+        """
         self._require_transactional()
         self._raise_if_failed()
+        if self._in_transaction:
+            return
         try:
             if not self._transactions_ready:
                 self._producer.init_transactions(timeout_s)
                 self._transactions_ready = True
             self._producer.begin_transaction()
+            self._in_transaction = True
         except KafkaException as exc:
             raise self._transaction_failure("begin", exc, timeout_s) from exc
 
@@ -488,6 +528,9 @@ class KafkaWriter:
         none: on failure the transaction is aborted and `KafkaTransactionAborted` raised.
         Delivery callbacks of the committed records have run when this returns."""
         self._require_transactional()
+        if not self._in_transaction:
+            self._raise_if_failed()
+            return
         earlier = self._failure
         if earlier is not None:
             err = getattr(earlier, "error", None)
@@ -499,6 +542,7 @@ class KafkaWriter:
         while True:
             try:
                 self._producer.commit_transaction(max(0.0, deadline - self._clock()))
+                self._in_transaction = False
                 break
             except KafkaException as exc:
                 err = exc.args[0]
@@ -512,8 +556,11 @@ class KafkaWriter:
     def abort_transaction(self, timeout_s: float = 30.0) -> None:
         """Roll back the open transaction; none of its records become visible."""
         self._require_transactional()
+        if not self._in_transaction:
+            return
         try:
             self._producer.abort_transaction(timeout_s)
+            self._in_transaction = False
         except KafkaException as exc:
             raise self._transaction_failure("abort", exc, timeout_s) from exc
 

@@ -286,13 +286,17 @@ class StreamingHandler:
         if _COMMIT.match(sql):
             self._commit(pe)
             return
-        if _XA.match(sql) or self.state.in_tx:
+        if _XA.match(sql):
             return
-        database = ev.schema.decode("utf-8", "replace") if isinstance(ev.schema, bytes) else (ev.schema or "")
         st = self.state
+        if st.in_tx and st.resume is not None and st.events < st.resume.events:
+            return  # a DDL inside a transaction (CREATE ... SELECT) already recorded before the restart
+        database = ev.schema.decode("utf-8", "replace") if isinstance(ev.schema, bytes) else (ev.schema or "")
+        # Standalone DDL has no thread in Debezium's source; DDL inside a transaction keeps the transaction's.
         source = EventSource(
             ts_ms=pe.timestamp * 1000, db=database, table=None, server_id=st.server_id,
-            gtid=st.current_gtid if self.use_gtids else None, file=pe.file, pos=pe.start, row=0, thread=None,
+            gtid=st.current_gtid if self.use_gtids else None, file=pe.file, pos=pe.start, row=0,
+            thread=st.thread if st.in_tx else None,
         )
         self.emitter.ddl(sql, database, source, st.offset())
         self.emitter.position_advanced(st.offset(), (pe.file, pe.next_pos))

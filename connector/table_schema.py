@@ -13,11 +13,12 @@ from typing import Any, Callable, Mapping, Sequence
 
 from connector.config.modes import FieldNameAdjustmentMode, Operation, SchemaNameAdjustmentMode
 from connector.converters.base import ColumnConverter, ValueSettings
+from connector.converters.mappers import ColumnMapper
 from connector.converters.registry import base_type_name, resolve
 from connector.envelope import TX_BLOCK_SCHEMA, TxBlock
 from connector.serde.connect_schema import ConnectSchema, Field, Type, struct
-from connector.source_info import SOURCE_SCHEMA, SourceInfo
 from connector.serde.name_adjustment import adjust_field_name, adjust_schema_name
+from connector.source_info import SOURCE_SCHEMA, SourceInfo
 from schema_history.model import Column, Table, TableId
 
 __all__ = [
@@ -55,6 +56,12 @@ def envelope_schema(name_base: str, value_schema: ConnectSchema) -> ConnectSchem
 
 @dataclass(frozen=True)
 class TableSchema:
+    """One table version's schemas and row functions (built by `TableSchemaBuilder`, never by hand).
+
+    Row images are lists in table column order (all columns, also those column filters drop from
+    the value): the key is taken from them, the value image is projected and mapped when written.
+    """
+
     table: Table
     key_schema: ConnectSchema | None
     value_schema: ConnectSchema
@@ -69,6 +76,8 @@ class TableSchema:
     _snapshot_fns: tuple = field(default=(), repr=False)
     # indexes of the value columns when column filters drop some (None: all columns)
     _value_indexes: tuple[int, ...] | None = None
+    # (index in the value image, transform, applies to nulls) for column mappers
+    _value_mappers: tuple[tuple[int, Callable[[Any], Any], bool], ...] = ()
     _key_prefix: str = ""
     _value_prefix: str = ""
 
@@ -100,6 +109,14 @@ class TableSchema:
         if self.key_schema is None:
             return None
         return tuple(row[i] for i in self.key_indexes)
+
+    def _map(self, row: Sequence[Any]) -> list:
+        out = list(row)
+        for index, apply, maps_null in self._value_mappers:
+            value = out[index]
+            if value is not None or maps_null:
+                out[index] = apply(value)
+        return out
 
     # ------------------------------------------------------------ bytes
     def key_text(self, row: Sequence[Any]) -> str | None:
@@ -134,6 +151,9 @@ class TableSchema:
             keep = self._value_indexes
             before = None if before is None else [before[i] for i in keep]
             after = None if after is None else [after[i] for i in keep]
+        if self._value_mappers:  # truncate / mask columns of the value images (never the key)
+            before = None if before is None else self._map(before)
+            after = None if after is None else self._map(after)
         parts = [
             self._value_prefix,
             '{"before":',
@@ -159,6 +179,8 @@ class TableSchema:
 
 @dataclass(frozen=True)
 class TableSchemaBuilder:
+    """Builds `TableSchema`s from `Table`s with the connector's value, key, name and column options."""
+
     topic_prefix: str
     settings: ValueSettings = ValueSettings()
     schemas_enable: bool = True
@@ -169,6 +191,8 @@ class TableSchemaBuilder:
     column_filter: Callable[[TableId, str], bool] | None = None
     # column.propagate.source.type / datatype.propagate.source.type (see `source_type_propagation`)
     propagate_source_type: Callable[[TableId, Column], bool] | None = None
+    # column.truncate.to.N.chars / column.mask.* (see converters.mappers.mapper_lookup)
+    column_mapper: Callable[[TableId, Column], ColumnMapper | None] | None = None
     schema_name_mode: SchemaNameAdjustmentMode = SchemaNameAdjustmentMode.NONE
     field_name_mode: FieldNameAdjustmentMode = FieldNameAdjustmentMode.NONE
 
@@ -186,6 +210,13 @@ class TableSchemaBuilder:
         if self.column_filter is not None:
             kept = tuple(i for i, c in enumerate(table.columns) if self.column_filter(table.id, c.name))
             value_indexes = kept if len(kept) != len(converters) else None
+        mappers: dict[int, ColumnMapper] = {}
+        if self.column_mapper is not None:
+            for i, (conv, col) in enumerate(zip(converters, table.columns)):
+                if conv.schema.type is Type.STRING and (mapper := self.column_mapper(table.id, col)) is not None:
+                    mappers[i] = mapper
+                    value_schemas[i] = replace(value_schemas[i],
+                                               parameters=value_schemas[i].parameters + mapper.parameters)
         value_positions = range(len(converters)) if value_indexes is None else value_indexes
         value_schema = ConnectSchema(
             Type.STRUCT,
@@ -220,6 +251,8 @@ class TableSchemaBuilder:
             schemas_enable=enable,
             _set_columns=set_columns,
             _value_indexes=value_indexes,
+            _value_mappers=tuple((j, mappers[i].apply, mappers[i].maps_null)
+                                 for j, i in enumerate(value_positions) if i in mappers),
             _fallbacks=tuple((i, c.fallback) for i, c in enumerate(converters) if c.fallback is not None),
             _binlog_fns=tuple(c.from_binlog for c in converters),
             _snapshot_fns=tuple(c.from_snapshot for c in converters),

@@ -13,7 +13,7 @@ decodes into it (columns it lacks are null). Resolution happens once per schema 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 import pyarrow as pa
 from pyspark.sql import types as T
@@ -78,48 +78,70 @@ class TableLayout:
 
 
 class RecordDecoder:
-    """Decodes raw Kafka rows of one or more topics into rows of a fixed ``TableLayout``."""
+    """Decodes split change records of one or more topics into rows of a fixed ``TableLayout``.
 
-    def __init__(self, wire: WireReader, layout: TableLayout, time_mode: TimeMode) -> None:
+    Rows are ``(topic, schema key, schema text or None, body, partition, offset, timestamp_us)``
+    as produced by ``WireReader.split``; `known` maps schema keys to schemas found beforehand,
+    so rows may omit the schema text (``None``) once their version is known."""
+
+    def __init__(self, wire: WireReader, layout: TableLayout, time_mode: TimeMode,
+                 known: Mapping[bytes, ConnectField] | None = None) -> None:
         self.wire = wire
         self.layout = layout
         self.time_mode = time_mode
-        self._versions: dict[bytes, list[tuple[int, Any]]] = {}
+        self.known = dict(known or {})
+        self._versions: dict[bytes, tuple[list, list]] = {}
 
-    def _plan(self, topic: str, schema_id: bytes) -> list[tuple[int, Any]]:
-        # Per schema version: (output index, decoder) for each column it has.
-        plan = self._versions.get(schema_id)
+    def _plan(self, topic: str, key: bytes, schema_text: bytes | None) -> tuple[list, list]:
+        # Per schema version: columns copied as they are, and columns with a decoder.
+        plan = self._versions.get(key)
         if plan is None:
+            schema = self.known.get(key) or self.wire.connect_schema(topic, key, schema_text)
             index = {name: i for i, name in enumerate(self.layout.names)}
-            fields = row_struct(self.wire.connect_schema(topic, schema_id)).fields
-            plan = [(index[f.name], resolve(f, self.time_mode).decode)
-                    for f in fields if f.name in index]
-            self._versions[schema_id] = plan
+            copy, convert = [], []
+            for f in row_struct(schema).fields:
+                if f.name in index:
+                    column = resolve(f, self.time_mode)
+                    if column.passthrough:
+                        copy.append((index[f.name], f.name))
+                    else:
+                        convert.append((index[f.name], f.name, column.decode))
+            plan = self._versions[key] = (copy, convert)
         return plan
 
     def decode(self, rows: Iterable[tuple]) -> Iterator[list[Any]]:
-        """rows: (value, topic, partition, offset, timestamp_us) → output rows."""
         width = len(self.layout.columns)
-        for value, topic, partition, offset, timestamp in rows:
-            if value is None:  # tombstone: the delete before it already carried the change
+        payload = self.wire.payload
+        for topic, key, schema_text, body, partition, offset, timestamp in rows:
+            if body is None:  # tombstone: the delete before it already carried the change
                 continue
-            schema_id = self.wire.schema_id(topic, value)
-            envelope = self.wire.payload(schema_id, value)
+            envelope = payload(key, body)
             op = envelope.get("op") if isinstance(envelope, dict) else None
             if op is None:
                 continue
             image = envelope.get("before") if op == "d" else envelope.get("after")
             out: list[Any] = [None] * width
             if image is not None:
-                for i, decode in self._plan(topic, schema_id):
-                    out[i] = decode(image.get(self.layout.columns[i].name))
+                copy, convert = self._plan(topic, key, schema_text)
+                get = image.get
+                for i, name in copy:
+                    out[i] = get(name)
+                for i, name, decode in convert:
+                    out[i] = decode(get(name))
             source = envelope.get("source") or {}
             out += [op, source.get("ts_ms"), source.get("file"), source.get("pos"),
                     source.get("row"), source.get("gtid"), op == "d",
                     topic, partition, offset, timestamp]
             yield out
 
-    def to_arrow(self, rows: Iterable[tuple], names: Sequence[str]) -> pa.RecordBatch:
-        columns = list(zip(*self.decode(rows))) or [()] * len(names)
+    def decode_raw(self, rows: Iterable[tuple]) -> Iterator[list[Any]]:
+        """rows: (value, topic, partition, offset, timestamp_us), values as on Kafka."""
+        split = self.wire.split
+        return self.decode((topic, None, None, None, partition, offset, ts) if value is None else
+                           (topic, *split(topic, value), partition, offset, ts)
+                           for value, topic, partition, offset, ts in rows)
+
+    def to_arrow(self, decoded: Iterable[list[Any]], names: Sequence[str]) -> pa.RecordBatch:
+        columns = list(zip(*decoded)) or [()] * len(names)
         arrays = [pa.array(list(values), type=t) for values, t in zip(columns, self.layout.arrow_types())]
         return pa.RecordBatch.from_arrays(arrays, names=list(names))

@@ -16,6 +16,7 @@ the last stable offset, so a micro-batch never contains records of open transact
 from __future__ import annotations
 
 import json
+import logging
 import re
 import uuid
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from pyspark.sql.datasource import (DataSource, DataSourceReader, DataSourceStre
 
 __all__ = ["KafkaDataSource", "KafkaOptions", "KAFKA_SCHEMA", "SOURCE_NAME"]
 
+logger = logging.getLogger(__name__)
 SOURCE_NAME = "binlog_cdc_kafka"
 KAFKA_SCHEMA = T.StructType([
     T.StructField("key", T.BinaryType()),
@@ -119,35 +121,45 @@ def _partitions(consumer: Any, options: KafkaOptions) -> list[tuple[str, int]]:
 
 def _scan_to_eof(consumer: Any, starts: Mapping[tuple[str, int], int], limit: int | None,
                  timeout_s: float) -> dict[tuple[str, int], int]:
-    """Next offset to read for each partition after consuming to EOF (or `limit` records)."""
+    """Next offset to read for each partition after consuming to EOF (or `limit` records).
+
+    A partition written faster than it can be scanned may not reach EOF before `timeout_s`:
+    it then ends where the scan got to (still an exact offset). Only a scan that received
+    nothing at all before the deadline is an error (broker unreachable)."""
+    import time
+
     from confluent_kafka import KafkaError, TopicPartition
     ends = dict(starts)
     if not starts:
         return ends
     consumer.assign([TopicPartition(t, p, o) for (t, p), o in starts.items()])
-    pending, seen = set(starts), 0
-    import time
+    pending, seen, heard = set(starts), 0, False
     deadline = time.monotonic() + timeout_s
-    while pending and (limit is None or seen < limit):
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"{SOURCE_NAME}: no partition EOF within {timeout_s}s for "
-                               f"{sorted(pending)}; is the broker reachable?")
-        for msg in consumer.consume(num_messages=5000, timeout=_POLL_S):
-            tp = (msg.topic(), msg.partition())
-            err = msg.error()
-            if err is not None:
-                if err.code() == KafkaError._PARTITION_EOF:
-                    ends[tp] = max(ends[tp], msg.offset())
-                    pending.discard(tp)
+    try:
+        while pending and (limit is None or seen < limit):
+            if time.monotonic() > deadline:
+                if heard:
+                    break
+                raise TimeoutError(f"{SOURCE_NAME}: nothing from the broker within {timeout_s}s for "
+                                   f"{sorted(pending)}; is it reachable?")
+            for msg in consumer.consume(num_messages=5000, timeout=_POLL_S):
+                heard = True
+                tp = (msg.topic(), msg.partition())
+                err = msg.error()
+                if err is not None:
+                    if err.code() == KafkaError._PARTITION_EOF:
+                        ends[tp] = max(ends[tp], msg.offset())
+                        pending.discard(tp)
+                        continue
+                    raise RuntimeError(f"{SOURCE_NAME}: {err}")
+                if tp not in ends:
                     continue
-                raise RuntimeError(f"{SOURCE_NAME}: {err}")
-            if tp not in pending:
-                continue
-            ends[tp] = msg.offset() + 1
-            seen += 1
-            if limit is not None and seen >= limit:
-                break
-    consumer.unassign()
+                ends[tp] = msg.offset() + 1
+                seen += 1
+                if limit is not None and seen >= limit:
+                    break
+    finally:
+        consumer.unassign()
     return ends
 
 
@@ -209,15 +221,27 @@ def _read_range(options: KafkaOptions, part: _Range) -> Iterator[pa.RecordBatch]
         consumer.assign([TopicPartition(part.topic, part.partition, part.start)])
         cols: dict[str, list] = {n: [] for n in _ARROW_SCHEMA.names}
         position = part.start
+        import time
+        quiet_since = time.monotonic()
         while position < part.end:
             batch = consumer.consume(num_messages=5000, timeout=_POLL_S)
+            if batch:
+                quiet_since = time.monotonic()
+            elif time.monotonic() - quiet_since > options.eof_timeout_s:
+                raise TimeoutError(f"{SOURCE_NAME}: {part.topic}[{part.partition}] silent for "
+                                   f"{options.eof_timeout_s}s at offset {position} (batch end {part.end})")
             for msg in batch:
                 err = msg.error()
                 if err is not None:
                     if err.code() == KafkaError._PARTITION_EOF:
-                        # read_committed: aborted/control records leave offset gaps up to end
-                        if msg.offset() >= part.end:
-                            position = part.end
+                        # read_committed: aborted/control records leave offset gaps up to end.
+                        # EOF before `end` means records are gone (retention): stop, as the
+                        # JVM source does with failOnDataLoss=false, and say so.
+                        if msg.offset() < part.end:
+                            logger.warning("%s[%d]: partition ends at %d, batch expected %d; "
+                                           "records lost (retention?)", part.topic, part.partition,
+                                           msg.offset(), part.end)
+                        position = part.end
                         continue
                     raise RuntimeError(f"{SOURCE_NAME}: {err}")
                 if msg.offset() >= part.end:

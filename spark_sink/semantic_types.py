@@ -47,6 +47,7 @@ class Column:
     arrow_type: pa.DataType
     decode: Decode
     nullable: bool = True
+    passthrough: bool = False  # the wire value is already the stored value (no decode call needed)
 
 
 def _raw_bytes(value: str | bytes) -> bytes:
@@ -204,4 +205,4 @@ def resolve(f: ConnectField, mode: TimeMode = TimeMode.INTERVAL) -> Column:
             (k(a), d(b)) for a, b in (v.items() if isinstance(v, dict) else v)]
     else:
         raise ValueError(f"unsupported Connect type {f.type!r} for field {f.name!r}")
-    return Column(f.name, spark_type, arrow_type, _nullable(decode), f.optional)
+    return Column(f.name, spark_type, arrow_type, _nullable(decode), f.optional, decode is _identity)

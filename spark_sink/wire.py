@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 import urllib.request
@@ -68,43 +69,48 @@ def _strip_logical_types(schema: Any) -> Any:
 
 
 class WireReader(Protocol):
-    """Splits a raw Kafka value into a schema id, its Connect schema and the payload."""
+    """Splits a raw Kafka value into (schema key, schema text if carried, body); the key
+    names a schema version, the body is what ``payload`` decodes."""
 
-    def schema_id(self, topic: str, value: bytes) -> bytes: ...
-    def connect_schema(self, topic: str, schema_id: bytes) -> ConnectField: ...
-    def payload(self, schema_id: bytes, value: bytes) -> Any: ...
+    def split(self, topic: str, value: bytes) -> tuple[bytes, bytes | None, bytes]: ...
+    def connect_schema(self, topic: str, key: bytes, schema_text: bytes | None) -> ConnectField: ...
+    def payload(self, key: bytes, body: bytes) -> Any: ...
 
 
 class _JsonReader:
-    def schema_id(self, topic: str, value: bytes) -> bytes:
+    def split(self, topic: str, value: bytes) -> tuple[bytes, bytes | None, bytes]:
         cut = value.rfind(_PAYLOAD_MARK)
         if cut < 0 or not value.startswith(b'{"schema":'):
             raise ValueError(f"topic {topic}: value is not JSON with an embedded schema "
                              "(use value_format='json-schemaless' or 'avro')")
-        return value[10:cut]
+        schema = value[10:cut]
+        # The schema text repeats in every record: a 16-byte digest stands for it downstream.
+        return hashlib.blake2b(schema, digest_size=16).digest(), schema, value[cut + len(_PAYLOAD_MARK):-1]
 
-    def connect_schema(self, topic: str, schema_id: bytes) -> ConnectField:
-        return from_connect_json(orjson.loads(schema_id))
+    def connect_schema(self, topic: str, key: bytes, schema_text: bytes | None) -> ConnectField:
+        if schema_text is None:
+            raise KeyError(f"topic {topic}: schema version {key.hex()} not seen in this batch")
+        return from_connect_json(orjson.loads(schema_text))
 
-    def payload(self, schema_id: bytes, value: bytes) -> Any:
-        return orjson.loads(value[10 + len(schema_id) + len(_PAYLOAD_MARK):-1])
+    def payload(self, key: bytes, body: bytes) -> Any:
+        return orjson.loads(body)
 
 
 class _SchemalessReader:
     def __init__(self, schemas: Mapping[str, ConnectField]) -> None:
         self.schemas = dict(schemas)
 
-    def schema_id(self, topic: str, value: bytes) -> bytes:
-        return topic.encode()
+    def split(self, topic: str, value: bytes) -> tuple[bytes, bytes | None, bytes]:
+        return topic.encode(), None, value
 
-    def connect_schema(self, topic: str, schema_id: bytes) -> ConnectField:
+    def connect_schema(self, topic: str, key: bytes, schema_text: bytes | None) -> ConnectField:
         if topic not in self.schemas:
             raise KeyError(f"topic {topic}: schemaless JSON needs its schema: pass schemas="
                            "{topic: ConnectField} or read it from the schema-change topic")
         return self.schemas[topic]
 
-    def payload(self, schema_id: bytes, value: bytes) -> Any:
-        return orjson.loads(value)
+    def payload(self, key: bytes, body: bytes) -> Any:
+        return orjson.loads(body)
 
 
 class _AvroReader:
@@ -112,22 +118,22 @@ class _AvroReader:
         self.registry = registry
         self._parsed: dict[bytes, Any] = {}
 
-    def schema_id(self, topic: str, value: bytes) -> bytes:
+    def split(self, topic: str, value: bytes) -> tuple[bytes, bytes | None, bytes]:
         if len(value) < 5 or value[0] != 0:
             raise ValueError(f"topic {topic}: value is not in Confluent Avro wire format")
-        return value[1:5]
+        return value[1:5], None, value[5:]
 
-    def _writer(self, schema_id: bytes) -> Any:
-        if schema_id not in self._parsed:
-            text = self.registry.schema(int.from_bytes(schema_id, "big"))
-            self._parsed[schema_id] = fastavro.parse_schema(_strip_logical_types(json.loads(text)))
-        return self._parsed[schema_id]
+    def _writer(self, key: bytes) -> Any:
+        if key not in self._parsed:
+            text = self.registry.schema(int.from_bytes(key, "big"))
+            self._parsed[key] = fastavro.parse_schema(_strip_logical_types(json.loads(text)))
+        return self._parsed[key]
 
-    def connect_schema(self, topic: str, schema_id: bytes) -> ConnectField:
-        return from_avro(json.loads(self.registry.schema(int.from_bytes(schema_id, "big"))))
+    def connect_schema(self, topic: str, key: bytes, schema_text: bytes | None) -> ConnectField:
+        return from_avro(json.loads(self.registry.schema(int.from_bytes(key, "big"))))
 
-    def payload(self, schema_id: bytes, value: bytes) -> Any:
-        return fastavro.schemaless_reader(io.BytesIO(value[5:]), self._writer(schema_id))
+    def payload(self, key: bytes, body: bytes) -> Any:
+        return fastavro.schemaless_reader(io.BytesIO(body), self._writer(key))
 
 
 _READERS: dict[ValueFormat, Callable[..., WireReader]] = {

@@ -31,11 +31,11 @@ def _block(i: int, decode: ValueDecoder, namespace: dict[str, Any]) -> list[str]
         return [f"        v{i} = f{i}(data, pos)[0]", f"        pos += {size}"]
     if text is not None:
         length_size, namespace[f"e{i}"], namespace[f"x{i}"] = text
+        # encoding None: raw bytes, and pmr's '' for an empty value (value_decoders._text_decoder)
+        value = f".decode(e{i}, x{i})" if text[1] is not None else ' or ""'
         if length_size == 1:
-            return [f"        end = pos + 1 + data[pos]", f"        v{i} = data[pos + 1:end].decode(e{i}, x{i})",
-                    "        pos = end"]
-        return [f"        end = pos + 2 + u16(data, pos)[0]", f"        v{i} = data[pos + 2:end].decode(e{i}, x{i})",
-                "        pos = end"]
+            return ["        end = pos + 1 + data[pos]", f"        v{i} = data[pos + 1:end]{value}", "        pos = end"]
+        return ["        end = pos + 2 + u16(data, pos)[0]", f"        v{i} = data[pos + 2:end]{value}", "        pos = end"]
     namespace[f"d{i}"] = decode
     return [f"        v{i}, pos = d{i}(data, pos)"]
 

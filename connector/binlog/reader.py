@@ -50,7 +50,8 @@ table_map_cache.install()
 
 EVENT_TYPES = [
     QueryEvent, XidEvent, GtidEvent, MariadbGtidEvent, TableMapEvent, CachedTableMapEvent, WriteRowsEvent,
-    UpdateRowsEvent, DeleteRowsEvent, RotateEvent, HeartbeatLogEvent, FormatDescriptionEvent, StopEvent, RowsQueryLogEvent,
+    UpdateRowsEvent, DeleteRowsEvent, RotateEvent, HeartbeatLogEvent, FormatDescriptionEvent, StopEvent,
+    RowsQueryLogEvent,
     MariadbAnnotateRowsEvent, XAPrepareEvent,
 ]
 

@@ -3,12 +3,13 @@
 python-mysql-replication ("pmr") decodes each value through 6–8 method calls and builds a dict per
 row image; that is ~94% of its time on bulk inserts (python-mysql-replication.md §3). Here the work
 is split by how often it happens (style.md §2.3):
-- once per table version: `RowPlan` (one `value_decoders` function per column), attached to pmr's
-  `Table` object. pmr builds a new `Table` for every TABLE_MAP it parses, and `table_map_cache`
-  reuses the old one only when the TABLE_MAP bytes (which include the table id) are identical, so a
-  plan can never outlive the definition it was compiled for (ALTER → new id or new bytes → new plan);
+- once per table version: `RowPlan` (one `value_decoders` function per column, plus those compiled
+  by `image_compiler` into one straight-line reader for full row images), attached to pmr's `Table`
+  object. pmr builds a new `Table` for every TABLE_MAP it parses, and `table_map_cache` reuses the
+  old one only when the TABLE_MAP bytes (which include the table id) are identical, so a plan can
+  never outlive the definition it was compiled for (ALTER → new id or new bytes → new plan);
 - once per rows event: the post-header (v1 and v2, extra data skipped) and the present-columns bitmaps;
-- once per value: one call to a column decoder.
+- once per value: a few inlined operations (numbers, short text) or one call to a column decoder.
 
 The result is `list[(before, after)]`: WRITE → (None, after), UPDATE → (before, after),
 DELETE → (before, None); each image is a list in table column order, None for NULL and for columns
@@ -19,7 +20,7 @@ where `value_decoders` says otherwise (B6, B8, empty SET).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from pymysqlreplication.constants import BINLOG
 from pymysqlreplication.row_event import DeleteRowsEvent, RowsEvent, UpdateRowsEvent, WriteRowsEvent
@@ -39,7 +40,7 @@ _PLAN_ATTR = "_cdc_row_plan"  # underscore: pmr's Table.data / __eq__ ignore it
 
 @dataclass(frozen=True)
 class RowPlan:
-    """The per-table-version part: one decoder per column, in column order, and the compiled full-image reader."""
+    """Per table version: one decoder per column (column order) and the compiled full-image reader."""
 
     decoders: tuple[ValueDecoder, ...]
     full: FullImage | None = None
@@ -176,5 +177,3 @@ def _length_encoded(data: bytes, pos: int) -> tuple[int, int]:
     size = {252: 2, 253: 3, 254: 8}[first]
     return int.from_bytes(data[pos + 1:pos + 1 + size], "little"), pos + 1 + size
 
-
-RowsOf = Callable[[RowsEvent], list[RowPair]]

@@ -111,8 +111,10 @@ def _text_decoder(length_size: int, column: Any, errors: str) -> ValueDecoder:
     def raw(data: bytes, pos: int) -> tuple[Any, int]:
         start, end = bounds(data, pos)
         # b''.decode(unknown codec) is '' in pmr: it never looks the codec up for empty input (B7).
-        return (data[start:end] if end > start else ""), end
+        return data[start:end] or "", end
 
+    if length_size <= 2:
+        raw.text = (length_size, None, None)  # type: ignore[attr-defined]  # for image_compiler
     return raw
 
 
@@ -232,7 +234,7 @@ def _new_decimal(column: Any, errors: str) -> ValueDecoder:
 
 
 def _fsp(fsp: int) -> tuple[int, int, bool]:
-    """(bytes, scale, odd) of a fractional-seconds part: pmr reads it signed, drops a digit for odd fsp, scales to µs."""
+    """(bytes, scale, odd) of a fractional part: pmr reads it signed, drops a digit for odd fsp, scales to µs."""
     return (fsp + 1) // 2, 10 ** (6 - fsp), bool(fsp % 2)
 
 

@@ -1,7 +1,18 @@
 """Column value converters: per column, the Connect field schema plus binlog and snapshot value functions."""
 
 from connector.converters.base import ColumnConverter, Kind, UnsupportedColumnType, ValueSettings
+from connector.converters.mappers import ColumnMapper, column_mappers_from_properties, mapper_lookup
 from connector.converters.registry import resolve
 from connector.converters.snapshot_conv import pymysql_conversions
 
-__all__ = ["ColumnConverter", "Kind", "UnsupportedColumnType", "ValueSettings", "resolve", "pymysql_conversions"]
+__all__ = [
+    "ColumnConverter",
+    "ColumnMapper",
+    "Kind",
+    "UnsupportedColumnType",
+    "ValueSettings",
+    "column_mappers_from_properties",
+    "mapper_lookup",
+    "pymysql_conversions",
+    "resolve",
+]

@@ -14,7 +14,18 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable
 
-from connector.converters import binary, bits, decimal, enum_set, json_type, numeric, spatial, temporal, text
+from connector.converters import (
+    binary,
+    bits,
+    decimal,
+    enum_set,
+    json_type,
+    numeric,
+    spatial,
+    temporal,
+    text,
+    vector,
+)
 from connector.converters.base import ColumnConverter, Kind, UnsupportedColumnType, ValueSettings, base_type_name
 from schema_history.model import Column
 
@@ -55,6 +66,7 @@ _FAMILIES: dict[str, Factory] = {
     **{name: spatial.geometry for name in ("GEOMETRY", "LINESTRING", "POLYGON", "MULTIPOINT", "MULTILINESTRING",
                                             "MULTIPOLYGON", "GEOMETRYCOLLECTION", "GEOMCOLLECTION")},
     "POINT": spatial.point,
+    "VECTOR": vector.vector,
 }
 
 

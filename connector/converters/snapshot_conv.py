@@ -14,7 +14,9 @@ from typing import Any
 from pymysql import converters
 from pymysql.constants import FIELD_TYPE
 
-__all__ = ["pymysql_conversions"]
+__all__ = ["pymysql_conversions", "allow_binary_vectors", "FIELD_TYPE_VECTOR"]
+
+FIELD_TYPE_VECTOR = 242  # MySQL 9; unknown to PyMySQL 1.2
 
 _RAW_TEXT = (FIELD_TYPE.DATE, FIELD_TYPE.NEWDATE, FIELD_TYPE.TIME, FIELD_TYPE.DATETIME, FIELD_TYPE.TIMESTAMP)
 
@@ -25,3 +27,16 @@ def pymysql_conversions() -> dict[Any, Any]:
     for field_type in _RAW_TEXT:
         conv.pop(field_type, None)
     return conv
+
+
+def allow_binary_vectors() -> None:
+    """Let PyMySQL return MySQL 9 VECTOR values as bytes.
+
+    PyMySQL decodes every column type it does not list as text with the `ascii` codec, so a
+    `SELECT *` over a VECTOR column fails (UnicodeDecodeError, then a broken connection). Listing the
+    type among PyMySQL's text types makes it honour the binary charset and return bytes. This changes
+    PyMySQL's module-level set, once, for the whole process (idempotent).
+    """
+    from pymysql import connections
+
+    connections.TEXT_TYPES.add(FIELD_TYPE_VECTOR)

@@ -32,6 +32,8 @@ def rewrite_events(d: Path, edit) -> None:
 @pytest.mark.parametrize("name", GOLDENS)
 def test_golden_equals_itself_and_matches_its_run_info(name):
     assert compare_dirs(GOLDEN / name, GOLDEN / name) == []
+    if not (GOLDEN / name / "run_info.json").exists():
+        pytest.skip("no run_info.json (the recorded Debezium run was aborted)")
     info = json.loads((GOLDEN / name / "run_info.json").read_text())
     summary = summarize(read_jsonl(GOLDEN / name / "events.jsonl"))
     assert (summary["records"], summary["by_topic"], summary["by_kind"]) == (
@@ -100,5 +102,7 @@ def test_masking_agrees_with_reference_normalizer(name):
 
     d = GOLDEN / name
     assert ours(normalize_events(read_jsonl(d / "events.jsonl"))) == reference(d / "events.jsonl")
-    assert ours(normalize_offsets(json.loads((d / "offsets.json").read_text()))) == reference(d / "offsets.json")
-    assert ours(normalize_history(read_jsonl(d / "schema_history.jsonl"))) == reference(d / "schema_history.jsonl")
+    if (d / "offsets.json").exists():
+        assert ours(normalize_offsets(json.loads((d / "offsets.json").read_text()))) == reference(d / "offsets.json")
+    if (d / "schema_history.jsonl").exists():
+        assert ours(normalize_history(read_jsonl(d / "schema_history.jsonl"))) == reference(d / "schema_history.jsonl")

@@ -1,6 +1,7 @@
 """Workloads for the rows-decoder differential tests: every column type, extreme / NULL / ordinary values.
 
-`all_types` rows (negative TIMEs there have whole seconds) must decode exactly as python-mysql-replication 1.0.17 decodes them; `PMR_BUGS` rows
+`all_types` and `parts` rows (negative TIMEs there have whole seconds) must decode exactly as
+python-mysql-replication 1.0.17 decodes them; `pmr_bugs` rows
 hold the values that library gets wrong (B6 negative fractional TIME, B8 utf16/utf32/ucs2/utf16le
 text), which are checked against SELECT instead.
 """
@@ -33,6 +34,7 @@ CREATE TABLE all_types (
   bit1 BIT(1), bit5 BIT(5), bit8 BIT(8), bit12 BIT(12), bit64 BIT(64),
   j JSON, g GEOMETRY, pt POINT{maria_only}
 );
+CREATE TABLE parts (id INT NOT NULL PRIMARY KEY, v VARCHAR(10)) PARTITION BY HASH(id) PARTITIONS 3;
 CREATE TABLE pmr_bugs (
   id INT NOT NULL PRIMARY KEY,
   u16 VARCHAR(20) CHARACTER SET utf16, u32 VARCHAR(20) CHARACTER SET utf32,
@@ -84,7 +86,8 @@ _ORDINARY_ROWS = [
     "'2024-02-29 12:34:56', '2024-02-29 12:34:56.78', '2024-02-29 12:34:56.789012', 2024, "
     "'short', 'pad me', 'varchar', 'long varchar', 'latin', 'кириллица', 'mb3', X'61620000', X'', "
     "'tiny', 'text', 'medium', 'long', X'00', X'0102', X'', X'FF', "
-    "'b', 'v255', 'y', 's1', b'1', b'10101', b'10000001', b'100000000001', b'1000000000000000000000000000000000000000000000000000000000000001', "
+    "'b', 'v255', 'y', 's1', b'1', b'10101', b'10000001', b'100000000001', "
+    "b'1000000000000000000000000000000000000000000000000000000000000001', "
     "'[]', ST_GeomFromText('LINESTRING(0 0,1 1,2 2)'), ST_GeomFromText('POINT(3 4)')",
     "-1, 128, -2, 256, -3, 65536, -4, 16777216, -5, 4294967296, 0, -0.0, 0, 0, 0, 0, 0, 0, 0, 0, "
     "'2000-01-01', '00:00:00', '00:00:00.0', '-00:00:01', '00:00:00', "
@@ -99,7 +102,8 @@ _ORDINARY_ROWS = [
 
 def _insert(values: list[str], flavour: str) -> str:
     extra_cols = ", ip, uu" if flavour == "mariadb" else ""
-    extra = (", '2001:db8::', '123e4567-e89b-12d3-a456-426614174000'", ", '::1', '00000000-0000-0000-0000-000000000000'")
+    extra = (", '2001:db8::', '123e4567-e89b-12d3-a456-426614174000'",
+             ", '::1', '00000000-0000-0000-0000-000000000000'")
     rows = []
     for n, v in enumerate(values):
         rows.append(f"({v}{extra[n % 2] if flavour == 'mariadb' else ''})")
@@ -132,6 +136,10 @@ def all_types_dml(flavour: str) -> str:
         "SET SESSION binlog_row_image = FULL;\n",
         "DELETE FROM all_types WHERE id IN (1, 2, 4);\n",
         "DELETE FROM all_types;\n",
+        # Partitioned table: MySQL's v2 rows events carry partition ids in their extra data.
+        "INSERT INTO parts VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, NULL);\n",
+        "UPDATE parts SET id = id + 10, v = CONCAT(IFNULL(v, 'n'), '!');\n",
+        "DELETE FROM parts WHERE id > 12;\n",
     ]
     return "".join(parts)
 

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-SCRATCH = Path(os.environ.get("H2_SCRATCH", tempfile.gettempdir())) / "binlog-cdc-events-tests"
+SCRATCH = Path(os.environ.get("BINLOG_CDC_TEST_SCRATCH", tempfile.gettempdir())) / "binlog-cdc-events-tests"
 
 
 @dataclass

@@ -4,7 +4,7 @@ for byte with the golden JsonConverter output.
 
 Cases: the shared `basic.sql` goldens (MariaDB 10.11, MySQL 9) and this directory's `types.sql`
 goldens (more types, DDL defaults, edge values; default modes, two sets of non-default modes, and
-name adjustment + source-type propagation).
+name adjustment + source-type propagation, column truncate/mask/hash mappers).
 `source`, envelope timestamps and the transaction block come from the golden record; every column
 value comes from the server.
 """
@@ -38,6 +38,7 @@ CASES = {
     "types-mysql-modes": (HERE / "types-mysql-modes", TYPES, "mysql"),
     "types-names": (HERE / "types-names", TYPES, "mariadb"),
     "types-mysql-names": (HERE / "types-mysql-names", TYPES, "mysql"),
+    "types-mappers": (HERE / "types-mappers", TYPES, "mariadb"),
 }
 PORTS = {"mariadb": 13352, "mysql": 13353}
 

@@ -92,3 +92,21 @@ def test_a_second_instance_fences_the_first(kafka_bootstrap: str, topic_name: st
     assert KafkaOffsetStore(new, topic_name + "-offsets", KEY, replication_factor=1).load() == _offset(3)
     old.close(timeout_s=0.5)
     new.close(timeout_s=1)
+
+
+def test_transactional_id_alone_makes_each_flush_one_transaction(kafka_bootstrap: str, topic_name: str) -> None:
+    writer = KafkaWriter({"bootstrap.servers": kafka_bootstrap, "transactional.id": f"tx-{topic_name}"},
+                         max_in_flight_records=100)
+    writer.ensure_topics([TopicSpec(topic_name, 1, 1)])
+    acked: list[int] = []
+    for i in range(3):
+        writer.send(OutRecord(topic_name, b"k", b"a%d" % i), lambda i=i: acked.append(i))  # opens a transaction
+    assert writer.flush(20) == 0  # commits it
+    assert acked == [0, 1, 2]
+    writer.send(OutRecord(topic_name, b"k", b"b"), lambda: None)
+    writer.abort_transaction()
+    writer.send(OutRecord(topic_name, b"k", b"c"), lambda: None)
+    assert writer.flush(20) == 0
+    assert [m.value() for m in read_all(kafka_bootstrap, topic_name, 1)] == [b"a0", b"a1", b"a2", b"c"]
+    assert writer.flush(1) == 0  # nothing open: a no-op
+    writer.close()

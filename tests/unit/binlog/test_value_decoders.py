@@ -70,3 +70,22 @@ def test_partial_image_uses_null_bits_of_present_columns_only() -> None:
     assert (values, end) == ([7, None, None, None], 2)
     values, end = plan.image(b"\x00\x01\x02\x03\x04", 0, present=0b1111)
     assert (values, end) == ([1, 2, 3, 4], 5)
+
+
+def test_compiled_full_image_equals_the_generic_loop() -> None:
+    from connector.binlog.image_compiler import compile_full_image
+
+    columns = [col(FIELD_TYPE.LONG), col(FIELD_TYPE.VARCHAR, max_length=40, character_set_name="utf8"),
+               col(FIELD_TYPE.VARCHAR, max_length=400, character_set_name="utf8"), col(FIELD_TYPE.YEAR),
+               col(FIELD_TYPE.DOUBLE)]
+    decoders = tuple(column_decoder(c) for c in columns)
+    loop, compiled = RowPlan(decoders), RowPlan(decoders, compile_full_image(decoders))
+    one, text, long_text, year = b"\x07\x00\x00\x00", b"\x03h\xc3\xa9", b"\x03\x00abc", b"\x7c"
+    double = b"\x00" * 6 + b"\xf0?"
+    assert loop.image(b"\x00" + one + text + long_text + year + double, 0, 0b11111)[0] == [7, "hé", "abc", 2024, 1.0]
+    for nulls, image in [(0, one + text + long_text + year + double), (0b01010, one + long_text + double)]:
+        data = bytes([nulls]) + image
+        expected = loop.image(data, 0, present=0b11111)
+        assert compiled.image(data, 0, present=0b11111) == expected
+        assert expected[1] == len(data)
+    assert expected[0] == [7, None, "abc", None, 1.0]

@@ -213,5 +213,17 @@ def test_comment_becomes_doc_only_when_enabled() -> None:
 
 
 def test_unknown_type_is_reported() -> None:
-    with pytest.raises(UnsupportedColumnType, match="VECTOR"):
-        resolve(col("VECTOR", 1111), DEFAULT)
+    with pytest.raises(UnsupportedColumnType, match="ROW"):
+        resolve(col("ROW", 1111), DEFAULT)
+
+
+def test_vector_is_a_float32_array() -> None:
+    import struct
+
+    vec = col("VECTOR", 1111, length=3)
+    assert resolve(vec, DEFAULT).schema.json == (
+        '{"type":"array","items":{"type":"float","optional":false},"optional":true,'
+        '"name":"io.debezium.data.FloatVector","version":1}')
+    raw = struct.pack("<3f", 1.5, -2.25, 0.1)
+    value = snapshot(vec, raw)
+    assert resolve(vec, DEFAULT).schema.writer(value) == "[1.5,-2.25,0.1]"
