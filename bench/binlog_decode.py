@@ -9,7 +9,8 @@ deletes, half of them single-row transactions (one TABLE_MAP each) and half 500-
 Then it reads the whole binlog twice over the replication protocol:
 - pmr:  a stock BinLogStreamReader, rows via `event.rows` turned into value lists (what streaming did);
 - fast: the connector's BinlogReader (TABLE_MAP cache) + RowsDecoder.
-Prints rows/s for both and the ratio; the last line is a JSON object.
+Each reader runs --repeat times, alternating; the best wall time counts (client CPU time is printed
+too, as the machine is shared). Prints rows/s for both and the ratio; the last line is a JSON object.
 """
 
 from __future__ import annotations
@@ -114,6 +115,7 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=300_000)
     ap.add_argument("--workdir", default="/tmp/h7/bench")
     ap.add_argument("--port", type=int, default=13650)
+    ap.add_argument("--repeat", type=int, default=2, help="passes per reader; the best one counts")
     args = ap.parse_args()
     with MariaDBServer(Path(args.workdir), port=args.port) as db:
         db.run_sql("SET GLOBAL innodb_flush_log_at_trx_commit = 0;")  # generation speed only
@@ -126,19 +128,25 @@ def main() -> None:
         end = db.binlog_position()
         print(f"workload: {len(statements)} statements, binlog {start} → {end} in {time.perf_counter() - t0:.1f}s",
               flush=True)
-        t0 = time.perf_counter()
-        pmr_rows = read_pmr(db, start)
-        pmr_s = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        fast_rows = read_fast(db, start, end)
-        fast_s = time.perf_counter() - t0
-    if pmr_rows != fast_rows:
-        raise SystemExit(f"row counts differ: pmr {pmr_rows}, fast {fast_rows}")
-    result = {"pmr_rows_per_s": round(pmr_rows / pmr_s), "fast_rows_per_s": round(fast_rows / fast_s),
-              "ratio": round(pmr_s / fast_s, 2)}
-    print(f"pmr : {pmr_rows} row changes in {pmr_s:.2f}s = {result['pmr_rows_per_s']}/s")
-    print(f"fast: {fast_rows} row changes in {fast_s:.2f}s = {result['fast_rows_per_s']}/s")
-    print(json.dumps(result))
+        # Alternate the readers and keep each one's best run: the machine is shared, so single runs are noisy.
+        best: dict[str, tuple[float, float]] = {}
+        counts: dict[str, int] = {}
+        for _ in range(args.repeat):
+            for name, read in (("pmr", lambda: read_pmr(db, start)), ("fast", lambda: read_fast(db, start, end))):
+                wall, cpu = time.perf_counter(), time.process_time()
+                counts[name] = read()
+                wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+                print(f"{name:4}: {counts[name]} row changes in {wall:.2f}s wall ({counts[name] / wall:.0f}/s), "
+                      f"{cpu:.2f}s CPU ({counts[name] / cpu:.0f}/s)", flush=True)
+                best[name] = min(best.get(name, (wall, cpu)), (wall, cpu))
+    if counts["pmr"] != counts["fast"]:
+        raise SystemExit(f"row counts differ: pmr {counts['pmr']}, fast {counts['fast']}")
+    rows = counts["fast"]
+    (pmr_s, pmr_cpu), (fast_s, fast_cpu) = best["pmr"], best["fast"]
+    print(f"best wall: pmr {rows / pmr_s:.0f}/s, fast {rows / fast_s:.0f}/s; "
+          f"client CPU: pmr {rows / pmr_cpu:.0f}/s, fast {rows / fast_cpu:.0f}/s (ratio {pmr_cpu / fast_cpu:.2f})")
+    print(json.dumps({"pmr_rows_per_s": round(rows / pmr_s), "fast_rows_per_s": round(rows / fast_s),
+                      "ratio": round(pmr_s / fast_s, 2)}))
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ import logging
 import re
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping
 
@@ -167,7 +168,7 @@ _REJECTED: dict[str, str] = {
     "ssl.truststore.password": "use ssl.ca.location with a PEM file",
     "ssl.truststore.type": "use ssl.ca.location with a PEM file",
     "ssl.truststore.certificates": "use ssl.ca.pem",
-    "ssl.keystore.type": "ssl.keystore.location must be a PKCS#12 file; or use ssl.certificate.location + ssl.key.location",
+    "ssl.keystore.type": "librdkafka reads PKCS#12 keystores only; or use ssl.certificate.location + ssl.key.location",
     "sasl.login.callback.handler.class": "Java callback handlers cannot run here",
     "sasl.client.callback.handler.class": "Java callback handlers cannot run here",
 }
@@ -295,7 +296,10 @@ class _ClosedProducer:
 class KafkaWriter:
     """Sends `OutRecord`s; calls `on_ack()` once Kafka acknowledged a record (from `poll`/`flush`/`send`).
 
-    Single producing thread; callbacks run on whichever thread calls `send`, `poll` or `flush`.
+    One producing thread (`send`); another thread may `poll` to serve callbacks while the producer idles.
+    With `transactional.id`, `send` opens a transaction, `flush` (or a transaction older than
+    `transaction_max_age_s`, checked at the next `send`) commits it, and `on_ack` runs only once the
+    record's transaction committed, never if it aborted: an acknowledgement always means durable.
     """
 
     def __init__(
@@ -305,6 +309,7 @@ class KafkaWriter:
         *,
         block_timeout_s: float | None = None,
         should_stop: Callable[[], bool] | None = None,
+        transaction_max_age_s: float | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if max_in_flight_records < 1:
@@ -319,8 +324,14 @@ class KafkaWriter:
         self._failure: KafkaWriterError | None = None
         self._admin: AdminClient | None = None
         self._closed = False
+        self._transactional = "transactional.id" in self._config
         self._transactions_ready = False
         self._in_transaction = False
+        self._txn_generation = 0
+        self._txn_started = 0.0
+        self._txn_max_age_s = transaction_max_age_s
+        self._txn_pending_acks: dict[int, list[Callable[[], None]]] = {}
+        self._txn_outcomes: OrderedDict[int, bool] = OrderedDict()
         try:
             # librdkafka logs through Python logging instead of writing to stderr.
             self._producer = Producer({**self._config, "error_cb": self._on_client_error, "logger": _LIBRDKAFKA_LOG})
@@ -346,8 +357,12 @@ class KafkaWriter:
         Raises the pending `KafkaDeliveryError` of an earlier record, if any, before sending anything.
         """
         self._raise_if_failed()
-        if self.transactional and not self._in_transaction:
-            self.begin_transaction()
+        if self._transactional:
+            if (self._in_transaction and self._txn_max_age_s is not None
+                    and self._clock() - self._txn_started >= self._txn_max_age_s):
+                self.commit_transaction()
+            if not self._in_transaction:
+                self.begin_transaction()
         started = self._clock()
         while self.in_flight >= self._max_in_flight:
             self._producer.poll(0.05)
@@ -357,6 +372,9 @@ class KafkaWriter:
         if record.partition is not None:
             kwargs["partition"] = record.partition
         callback = self._delivery_callback(record, on_ack)
+        # Counted before produce(): another thread polling may run the callback before produce() returns.
+        with self._lock:
+            self._in_flight += 1
         while True:
             try:
                 self._producer.produce(
@@ -365,25 +383,37 @@ class KafkaWriter:
                 break
             except BufferError:
                 # librdkafka's own queue is full (queue.buffering.max.*): serve callbacks to drain it.
-                self._producer.poll(0.05)
-                self._raise_if_failed()
-                self._check_blocked(started, "the producer queue")
+                try:
+                    self._producer.poll(0.05)
+                    self._raise_if_failed()
+                    self._check_blocked(started, "the producer queue")
+                except BaseException:
+                    self._not_produced()
+                    raise
             except KafkaException as exc:
+                self._not_produced()
                 failure = KafkaDeliveryError(record.topic, record.partition, exc.args[0])
                 with self._lock:
                     if self._failure is None:
                         self._failure = failure
                 raise failure from exc
-        with self._lock:
-            self._in_flight += 1
         self._producer.poll(0)
 
+    def _not_produced(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
     def _delivery_callback(self, record: OutRecord, on_ack: Callable[[], None]) -> Callable[..., None]:
+        generation = self._txn_generation
+
         def delivered(err: KafkaError | None, msg: object) -> None:
             with self._lock:
                 self._in_flight -= 1
             if err is None:
-                on_ack()
+                if self._transactional:
+                    self._transactional_ack(generation, on_ack)
+                else:
+                    on_ack()
                 return
             partition = msg.partition() if msg is not None else record.partition  # type: ignore[attr-defined]
             failure = KafkaDeliveryError(record.topic, partition, err)
@@ -398,6 +428,29 @@ class KafkaWriter:
                     self._failure = failure
 
         return delivered
+
+    def _transactional_ack(self, generation: int, on_ack: Callable[[], None]) -> None:
+        # A delivered record of an open transaction is not durable yet: it becomes acknowledged when its
+        # transaction commits, and never if it aborts (callbacks may be served late, by another thread).
+        with self._lock:
+            outcome = self._txn_outcomes.get(generation)
+            if outcome is None:
+                self._txn_pending_acks.setdefault(generation, []).append(on_ack)
+                return
+        if outcome:
+            on_ack()
+
+    def _resolve_transaction(self, committed: bool) -> None:
+        with self._lock:
+            generation = self._txn_generation
+            self._txn_outcomes[generation] = committed
+            while len(self._txn_outcomes) > 64:  # late callbacks never lag more than a few transactions
+                self._txn_outcomes.popitem(last=False)
+            acks = self._txn_pending_acks.pop(generation, [])
+            self._in_transaction = False
+        if committed:
+            for on_ack in acks:
+                on_ack()
 
     def _on_client_error(self, err: KafkaError) -> None:
         # Called from poll(); transport errors are retried by librdkafka, only fatal ones end the producer.
@@ -475,7 +528,7 @@ class KafkaWriter:
 
     @property
     def transactional(self) -> bool:
-        return "transactional.id" in self._config
+        return self._transactional
 
     def _require_transactional(self) -> None:
         if not self.transactional:
@@ -497,9 +550,9 @@ class KafkaWriter:
         return failure
 
     def _abort_quietly(self, timeout_s: float) -> None:
+        self._resolve_transaction(committed=False)
         try:
             self._producer.abort_transaction(timeout_s)
-            self._in_transaction = False
         except KafkaException as exc:
             logger.error("Aborting the Kafka transaction failed too: %s", exc.args[0])
 
@@ -519,7 +572,10 @@ class KafkaWriter:
                 self._producer.init_transactions(timeout_s)
                 self._transactions_ready = True
             self._producer.begin_transaction()
-            self._in_transaction = True
+            with self._lock:
+                self._txn_generation += 1
+                self._in_transaction = True
+            self._txn_started = self._clock()
         except KafkaException as exc:
             raise self._transaction_failure("begin", exc, timeout_s) from exc
 
@@ -542,7 +598,6 @@ class KafkaWriter:
         while True:
             try:
                 self._producer.commit_transaction(max(0.0, deadline - self._clock()))
-                self._in_transaction = False
                 break
             except KafkaException as exc:
                 err = exc.args[0]
@@ -550,7 +605,9 @@ class KafkaWriter:
                 if err.retriable() and not err.txn_requires_abort() and self._clock() < deadline:
                     continue
                 raise self._transaction_failure("commit", exc, timeout_s) from exc
+        # Serve the delivery reports still queued, then acknowledge everything this transaction carried.
         self._producer.poll(0)
+        self._resolve_transaction(committed=True)
         self._raise_if_failed()
 
     def abort_transaction(self, timeout_s: float = 30.0) -> None:
@@ -560,9 +617,10 @@ class KafkaWriter:
             return
         try:
             self._producer.abort_transaction(timeout_s)
-            self._in_transaction = False
         except KafkaException as exc:
             raise self._transaction_failure("abort", exc, timeout_s) from exc
+        finally:
+            self._resolve_transaction(committed=False)
 
     # -- topics ----------------------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 from spark_sink.decoder import KAFKA_COLUMNS, META_COLUMNS
-from spark_sink.reader import DecodeOptions, decode_batch
+from spark_sink.reader import DecodeOptions, decode_split, split_records
 from spark_sink.semantic_types import TimeMode
 from spark_sink.targets import Target, target_for
 from spark_sink.wire import ValueFormat
@@ -82,7 +82,7 @@ def key_columns(raw: DataFrame, topic: str, decode: DecodeOptions) -> list[str]:
     fmt = ValueFormat(decode.value_format)
     if fmt is ValueFormat.AVRO:
         wire = decode.wire()
-        schema = wire.connect_schema(topic, wire.schema_id(topic, key))
+        schema = wire.connect_schema(topic, *wire.split(topic, key)[:2])
         return [f.name for f in schema.fields]
     parsed = orjson.loads(key)
     payload = parsed["payload"] if fmt is ValueFormat.JSON else parsed
@@ -127,8 +127,10 @@ def apply_changes(df: DataFrame, target: TargetSpec, keys: Sequence[str] | Mappi
         topics = [r["__topic"] for r in df.select("__topic").distinct().collect()]
         per_topic = {t: df.filter(F.col("__topic") == t) for t in topics}
     else:
-        raw = df.persist()
-        per_topic = decode_batch(raw, decode)
+        # One pass over Kafka: values split into schema version + body, and only that cached
+        # (the repeated JSON schema text is dropped, so the cache is a fraction of the batch).
+        raw = split_records(df, decode).persist()
+        per_topic = decode_split(raw, decode)
     try:
         results = []
         for topic, changes in sorted(per_topic.items()):

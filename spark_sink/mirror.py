@@ -17,13 +17,14 @@ import argparse
 import logging
 import os
 import sys
+from dataclasses import replace
 from enum import StrEnum
 from typing import Callable, Sequence
 
 from pyspark.sql import DataFrame, SparkSession
 
 from spark_sink.applier import apply_changes
-from spark_sink.reader import DecodeOptions, read_kafka
+from spark_sink.reader import DecodeOptions, history_schemas, read_kafka
 from spark_sink.semantic_types import TimeMode
 from spark_sink.targets import DeltaTarget, ParquetTarget, SparkDeltaTarget, Target
 from spark_sink.wire import ValueFormat
@@ -61,6 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", type=TargetFormat, default=TargetFormat.DELTA, choices=list(TargetFormat))
     p.add_argument("--value-format", type=ValueFormat, default=ValueFormat.JSON, choices=list(ValueFormat))
     p.add_argument("--schema-registry-url")
+    p.add_argument("--schema-change-topic",
+                   help="json-schemaless: the schema-change topic (= topic.prefix) the row schemas come from")
     p.add_argument("--soft-delete", action="store_true", help="keep deleted rows with __deleted=true")
     p.add_argument("--starting-offsets", default="earliest")
     p.add_argument("--max-offsets-per-trigger", type=int)
@@ -82,9 +85,17 @@ def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -
     make_target = _TARGETS[args.format]
     kafka_options = dict(kv.split("=", 1) for kv in args.kafka_option)
 
+    if args.value_format is ValueFormat.JSON_SCHEMALESS and not args.schema_change_topic:
+        raise SystemExit("--value-format json-schemaless needs --schema-change-topic")
+
     def apply(batch: DataFrame, batch_id: int) -> None:
+        options = decode
+        if args.value_format is ValueFormat.JSON_SCHEMALESS:  # re-read: DDL may have happened since
+            options = replace(decode, schemas=history_schemas(batch.sparkSession, args.bootstrap_servers,
+                                                              args.schema_change_topic,
+                                                              kafka_options=kafka_options))
         results = apply_changes(batch, lambda topic: make_target(topic_path(args.target, topic)),
-                                batch_id=batch_id, soft_delete=args.soft_delete, decode=decode)
+                                batch_id=batch_id, soft_delete=args.soft_delete, decode=options)
         for r in results:
             logger.info("batch %d %s: %d changes, %d applied%s%s", batch_id, r.topic, r.changes, r.applied,
                         ", truncated" if r.truncated else "", ", already applied" if r.skipped else "")

@@ -25,8 +25,8 @@ from spark_sink.kafka_source import SOURCE_NAME, KafkaDataSource
 from spark_sink.semantic_types import TimeMode
 from spark_sink.wire import HttpSchemaRegistry, SchemaRegistry, ValueFormat, wire_reader
 
-__all__ = ["DecodeOptions", "read_kafka", "decode_batch", "discover_versions", "read_changes",
-           "jvm_kafka_available"]
+__all__ = ["DecodeOptions", "read_kafka", "split_records", "discover_versions", "decode_split",
+           "decode_batch", "decode_with", "read_changes", "history_schemas", "jvm_kafka_available"]
 
 logger = logging.getLogger(__name__)
 
@@ -92,77 +92,115 @@ def read_kafka(spark: SparkSession, bootstrap_servers: str, *, topics: Sequence[
     return df
 
 
-def _schema_ids_fn(decode: DecodeOptions):
+SPLIT_SCHEMA = T.StructType([
+    T.StructField("key", T.BinaryType()), T.StructField("topic", T.StringType()),
+    T.StructField("partition", T.IntegerType()), T.StructField("offset", T.LongType()),
+    T.StructField("timestamp", T.TimestampType()), T.StructField("schema_key", T.BinaryType()),
+    T.StructField("schema", T.BinaryType()), T.StructField("body", T.BinaryType()),
+])
+
+
+def _split_fn(decode: DecodeOptions):
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         wire = decode.wire()
-        seen: dict[tuple[str, bytes], tuple[int, int]] = {}
+        seen: set[bytes] = set()
         for batch in batches:
-            cols = batch.to_pydict()
-            for value, topic, partition, offset in zip(cols["value"], cols["topic"],
-                                                       cols["partition"], cols["offset"]):
+            keys, schemas, bodies = [], [], []
+            for value, topic in zip(batch.column("value").to_pylist(), batch.column("topic").to_pylist()):
                 if value is None:
+                    keys.append(None), schemas.append(None), bodies.append(None)
                     continue
-                key = (topic, wire.schema_id(topic, value))
-                if key not in seen or (partition, offset) < seen[key]:
-                    seen[key] = (partition, offset)
-        rows = [(t, s, p, o) for (t, s), (p, o) in seen.items()]
-        yield pa.RecordBatch.from_arrays(
-            [pa.array([r[i] for r in rows], type=ty) for i, ty in
-             enumerate([pa.string(), pa.binary(), pa.int32(), pa.int64()])],
-            names=["topic", "schema_id", "partition", "offset"])
+                key, text, body = wire.split(topic, value)
+                keys.append(key), bodies.append(body)
+                # Schema text only on a version's first record per task: discovery needs
+                # one copy, and dropping the rest keeps the cached batch small.
+                schemas.append(None if key in seen else (text or b""))
+                seen.add(key)
+            yield pa.RecordBatch.from_arrays(
+                [batch.column("key"), batch.column("topic"), batch.column("partition"), batch.column("offset"),
+                 batch.column("timestamp"), pa.array(keys, pa.binary()), pa.array(schemas, pa.binary()),
+                 pa.array(bodies, pa.binary())], names=SPLIT_SCHEMA.names)
     return run
 
 
-_IDS_SCHEMA = T.StructType([T.StructField("topic", T.StringType()), T.StructField("schema_id", T.BinaryType()),
-                            T.StructField("partition", T.IntegerType()), T.StructField("offset", T.LongType())])
+def split_records(df: DataFrame, decode: DecodeOptions = DecodeOptions()) -> DataFrame:
+    """Raw Kafka rows → (key, topic, partition, offset, timestamp, schema_key, schema, body):
+    the value split into its schema version and body, one pass, no decoding yet."""
+    raw = df.select("key", "value", "topic", "partition", "offset", "timestamp")
+    return raw.mapInArrow(_split_fn(decode), SPLIT_SCHEMA)
 
 
-def discover_versions(df: DataFrame, decode: DecodeOptions) -> dict[str, list[ConnectField]]:
-    """Schema versions per change topic in a batch of raw rows, oldest first."""
-    ids = (df.select("value", "topic", "partition", "offset")
-           .mapInArrow(_schema_ids_fn(decode), _IDS_SCHEMA)
-           .groupBy("topic", "schema_id").agg(F.min(F.struct("partition", "offset")).alias("first"))
-           .collect())
+def discover_versions(split: DataFrame, decode: DecodeOptions) -> dict[str, list[tuple[bytes, ConnectField]]]:
+    """Schema versions per change topic in a batch of split rows, oldest first."""
+    found = (split.filter(F.col("schema").isNotNull())
+             .groupBy("topic", "schema_key")
+             .agg(F.min(F.struct("offset", "partition")).alias("first"), F.first("schema").alias("schema"))
+             .collect())
     wire = decode.wire()
-    versions: dict[str, list[tuple[tuple[int, int], ConnectField]]] = {}
-    for row in sorted(ids, key=lambda r: (r.topic, r.first.offset)):
+    versions: dict[str, list[tuple[int, bytes, ConnectField]]] = {}
+    for row in found:
+        key = bytes(row.schema_key)
         try:
-            schema = wire.connect_schema(row.topic, bytes(row.schema_id))
+            schema = wire.connect_schema(row.topic, key, bytes(row.schema) or None)
         except KeyError as missing:  # schemaless topic without a schema: not a table we mirror
             logger.warning("skipping topic %s: %s", row.topic, missing)
             continue
         if schema.child("op") is None and decode.value_format != ValueFormat.JSON_SCHEMALESS:
             continue  # transaction metadata, schema changes, heartbeats
-        versions.setdefault(row.topic, []).append(((row.first.partition, row.first.offset), schema))
-    return {t: [s for _, s in sorted(v, key=lambda x: x[0][1])] for t, v in versions.items()}
+        versions.setdefault(row.topic, []).append((row.first.offset, key, schema))
+    return {t: [(k, s) for _, k, s in sorted(v, key=lambda x: x[0])] for t, v in versions.items()}
 
 
-def _decode_fn(decode: DecodeOptions, layout: TableLayout):
+def _timestamps(batch: pa.RecordBatch) -> list:
+    return batch.column("timestamp").cast(pa.int64()).to_pylist()
+
+
+def _decode_split_fn(decode: DecodeOptions, layout: TableLayout, known: dict[bytes, ConnectField]):
     names = layout.spark_schema().names
 
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        decoder = RecordDecoder(decode.wire(), layout, decode.time_mode)
+        decoder = RecordDecoder(decode.wire(), layout, decode.time_mode, known)
         for batch in batches:
-            ts = batch.column("timestamp").cast(pa.int64()).to_pylist()
-            rows = zip(batch.column("value").to_pylist(), batch.column("topic").to_pylist(),
-                       batch.column("partition").to_pylist(), batch.column("offset").to_pylist(), ts)
-            yield decoder.to_arrow(rows, names)
+            cols = [batch.column(n).to_pylist() for n in ("topic", "schema_key", "schema", "body",
+                                                          "partition", "offset")]
+            yield decoder.to_arrow(decoder.decode(zip(*cols, _timestamps(batch))), names)
     return run
 
 
-def decode_with(df: DataFrame, layout: TableLayout, decode: DecodeOptions) -> DataFrame:
-    """Decode raw rows into a fixed layout (columns a record lacks are null)."""
-    raw = df.select("value", "topic", "partition", "offset", "timestamp")
-    return raw.mapInArrow(_decode_fn(decode, layout), layout.spark_schema())
+def _decode_raw_fn(decode: DecodeOptions, layout: TableLayout, known: dict[bytes, ConnectField]):
+    names = layout.spark_schema().names
+
+    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        decoder = RecordDecoder(decode.wire(), layout, decode.time_mode, known)
+        for batch in batches:
+            cols = [batch.column(n).to_pylist() for n in ("value", "topic", "partition", "offset")]
+            yield decoder.to_arrow(decoder.decode_raw(zip(*cols, _timestamps(batch))), names)
+    return run
+
+
+def decode_split(split: DataFrame, decode: DecodeOptions = DecodeOptions()) -> dict[str, DataFrame]:
+    """One typed DataFrame per change topic from split rows (``split_records``); cache
+    `split` first if it is used more than once, it is read once per topic."""
+    out = {}
+    for topic, versions in discover_versions(split, decode).items():
+        layout = TableLayout.of([s for _, s in versions], decode.time_mode)
+        out[topic] = split.filter(F.col("topic") == topic).mapInArrow(
+            _decode_split_fn(decode, layout, dict(versions)), layout.spark_schema())
+    return out
 
 
 def decode_batch(df: DataFrame, decode: DecodeOptions = DecodeOptions()) -> dict[str, DataFrame]:
-    """One typed DataFrame per change topic in a batch of raw Kafka rows."""
-    out = {}
-    for topic, versions in discover_versions(df, decode).items():
-        layout = TableLayout.of(versions, decode.time_mode)
-        out[topic] = decode_with(df.filter(F.col("topic") == topic), layout, decode)
-    return out
+    """One typed DataFrame per change topic in a batch of raw Kafka rows, covering every
+    schema version in the batch."""
+    return decode_split(split_records(df, decode), decode)
+
+
+def decode_with(df: DataFrame, layout: TableLayout, decode: DecodeOptions,
+                known: dict[bytes, ConnectField] | None = None) -> DataFrame:
+    """Decode raw rows into a fixed layout (columns a record lacks are null, columns the
+    layout lacks are dropped)."""
+    raw = df.select("value", "topic", "partition", "offset", "timestamp")
+    return raw.mapInArrow(_decode_raw_fn(decode, layout, dict(known or {})), layout.spark_schema())
 
 
 def read_changes(spark: SparkSession, bootstrap_servers: str, *, topics: Sequence[str] = (),
@@ -178,8 +216,8 @@ def read_changes(spark: SparkSession, bootstrap_servers: str, *, topics: Sequenc
     if versions is None:
         existing = read_kafka(spark, bootstrap_servers, topics=topics, topic_pattern=topic_pattern,
                               streaming=False, kafka_options=read_options.get("kafka_options"))
-        found = discover_versions(existing, decode)
-        versions = [v for vs in found.values() for v in vs] or list(decode.schemas.values())
+        found = discover_versions(split_records(existing, decode), decode)
+        versions = [v for vs in found.values() for _, v in vs] or list(decode.schemas.values())
         if not versions:
             raise ValueError("read_changes: no change records in the topics yet and no versions= "
                              "given; pass the table's schema or start after the first change")
@@ -187,3 +225,18 @@ def read_changes(spark: SparkSession, bootstrap_servers: str, *, topics: Sequenc
     stream = read_kafka(spark, bootstrap_servers, topics=topics, topic_pattern=topic_pattern,
                         **read_options)
     return decode_with(stream, layout, decode)
+
+
+def history_schemas(spark: SparkSession, bootstrap_servers: str, schema_change_topic: str,
+                    topic_prefix: str | None = None, kafka_options: Mapping[str, str] | None = None
+                    ) -> dict[str, ConnectField]:
+    """Row schema per data topic, replayed from the schema-change topic (for ``json-schemaless``).
+
+    The topic is small (one record per DDL) and is read whole; `topic_prefix` defaults to its
+    name, as Debezium names it after ``topic.prefix``."""
+    from spark_sink.ddl_schema import schema_change_payloads, schemas_from_history
+    rows = (read_kafka(spark, bootstrap_servers, topics=[schema_change_topic], streaming=False,
+                       kafka_options=kafka_options)
+            .select("partition", "offset", "value").orderBy("partition", "offset").collect())
+    payloads = schema_change_payloads(bytes(r.value) if r.value is not None else None for r in rows)
+    return schemas_from_history(payloads, topic_prefix or schema_change_topic)

@@ -17,15 +17,18 @@ from connector.binlog.value_decoders import ValueDecoder
 
 __all__ = ["FullImage", "compile_full_image"]
 
-# (data, pos, null bitmap as int) → (values in column order, position after the image)
-FullImage = Callable[[bytes, int, int], tuple[list, int]]
+# (data, pos at the image's null bitmap) → (values in column order, position after the image)
+FullImage = Callable[[bytes, int], tuple[list, int]]
 
 _MAX_COLUMNS = 1000  # beyond this the generic loop is used; such tables are rare and compile time grows
+_LENGTH_READERS = {1: "data[pos]", 2: "u16(data, pos)[0]", 3: "u24(data[pos:pos + 3])", 4: "u32(data, pos)[0]"}
 
 
 def _block(i: int, decode: ValueDecoder, namespace: dict[str, Any]) -> list[str]:
+    """Source lines reading column i's non-NULL value into v{i} and advancing pos (indented for an else:)."""
     fixed = getattr(decode, "fixed", None)
     text = getattr(decode, "text", None)
+    enum = getattr(decode, "enum", None)
     if fixed is not None:
         namespace[f"f{i}"], size = fixed
         return [f"        v{i} = f{i}(data, pos)[0]", f"        pos += {size}"]
@@ -33,9 +36,11 @@ def _block(i: int, decode: ValueDecoder, namespace: dict[str, Any]) -> list[str]
         length_size, namespace[f"e{i}"], namespace[f"x{i}"] = text
         # encoding None: raw bytes, and pmr's '' for an empty value (value_decoders._text_decoder)
         value = f".decode(e{i}, x{i})" if text[1] is not None else ' or ""'
-        if length_size == 1:
-            return ["        end = pos + 1 + data[pos]", f"        v{i} = data[pos + 1:end]{value}", "        pos = end"]
-        return ["        end = pos + 2 + u16(data, pos)[0]", f"        v{i} = data[pos + 2:end]{value}", "        pos = end"]
+        return [f"        end = pos + {length_size} + {_LENGTH_READERS[length_size]}",
+                f"        v{i} = data[pos + {length_size}:end]{value}", "        pos = end"]
+    if enum is not None:
+        namespace[f"n{i}"] = enum
+        return [f"        v{i} = n{i}[data[pos]]", "        pos += 1"]
     namespace[f"d{i}"] = decode
     return [f"        v{i}, pos = d{i}(data, pos)"]
 
@@ -45,8 +50,15 @@ def compile_full_image(decoders: Sequence[ValueDecoder], name: str = "table") ->
     count = len(decoders)
     if not count or count > _MAX_COLUMNS:
         return None
-    namespace: dict[str, Any] = {"u16": struct.Struct("<H").unpack_from}
-    lines = ["def image(data, pos, nulls):"]
+    namespace: dict[str, Any] = {
+        "u16": struct.Struct("<H").unpack_from,
+        "u32": struct.Struct("<I").unpack_from,
+        "u24": lambda b: int.from_bytes(b, "little"),
+        "from_bytes": int.from_bytes,
+    }
+    nbytes = (count + 7) >> 3
+    nulls = "data[pos]" if nbytes == 1 else f'from_bytes(data[pos:pos + {nbytes}], "little")'
+    lines = ["def image(data, pos):", f"    nulls = {nulls}", f"    pos += {nbytes}"]
     for i, decode in enumerate(decoders):
         lines += [f"    if nulls & {1 << i}:", f"        v{i} = None", "    else:"]
         lines += _block(i, decode, namespace)

@@ -20,7 +20,7 @@ where `value_decoders` says otherwise (B6, B8, empty SET).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from pymysqlreplication.constants import BINLOG
 from pymysqlreplication.row_event import DeleteRowsEvent, RowsEvent, UpdateRowsEvent, WriteRowsEvent
@@ -50,31 +50,30 @@ class RowPlan:
         decoders = tuple(column_decoder(c, errors) for c in table.columns)
         return cls(decoders, compile_full_image(decoders, f"{table.schema}.{table.table}"))
 
+    def reader(self, present: int) -> Callable[[bytes, int], tuple[RowImage, int]]:
+        """(data, pos) → (image, next pos) for images with this columns-present bitmap."""
+        if self.full is not None and present == (1 << len(self.decoders)) - 1:
+            return self.full  # the usual binlog_row_image=FULL case
+        return lambda data, pos: self.image(data, pos, present)
+
     def image(self, data: bytes, pos: int, present: int) -> tuple[RowImage, int]:
         """Decode one row image at `pos`; `present` is the columns-present bitmap as an int (bit i = column i)."""
         decoders = self.decoders
         count = len(decoders)
-        if present == (1 << count) - 1:
-            nbytes = (count + 7) >> 3
-            nulls = int.from_bytes(data[pos:pos + nbytes], "little")
-            pos += nbytes
-            if self.full is not None:
-                return self.full(data, pos, nulls)
-            if not nulls:
-                values = []
-                append = values.append
-                for decode in decoders:
-                    value, pos = decode(data, pos)
-                    append(value)
-                return values, pos
-            values = [None] * count
-            bit = 1
-            for i, decode in enumerate(decoders):
-                if not nulls & bit:
-                    values[i], pos = decode(data, pos)
-                bit <<= 1
-            return values, pos
-        return self._partial_image(data, pos, present)
+        if present != (1 << count) - 1:
+            return self._partial_image(data, pos, present)
+        if self.full is not None:
+            return self.full(data, pos)
+        nbytes = (count + 7) >> 3
+        nulls = int.from_bytes(data[pos:pos + nbytes], "little")
+        pos += nbytes
+        values: list[Any] = [None] * count
+        bit = 1
+        for i, decode in enumerate(decoders):
+            if not nulls & bit:
+                values[i], pos = decode(data, pos)
+            bit <<= 1
+        return values, pos
 
     def _partial_image(self, data: bytes, pos: int, present: int) -> tuple[RowImage, int]:
         # The null bitmap has one bit per *present* column (MySQL's rows-event format).
@@ -123,21 +122,21 @@ class RowsDecoder:
         columns = (1 << len(plan.decoders)) - 1
         present &= columns
         present2 &= columns
-        image = plan.image
+        first, second = plan.reader(present), plan.reader(present2)
         out: list[RowPair] = []
         append = out.append
         if isinstance(event, UpdateRowsEvent):
             while pos < end:
-                before, pos = image(data, pos, present)
-                after, pos = image(data, pos, present2)
+                before, pos = first(data, pos)
+                after, pos = second(data, pos)
                 append((before, after))
         elif isinstance(event, WriteRowsEvent):
             while pos < end:
-                after, pos = image(data, pos, present)
+                after, pos = first(data, pos)
                 append((None, after))
         elif isinstance(event, DeleteRowsEvent):
             while pos < end:
-                before, pos = image(data, pos, present)
+                before, pos = first(data, pos)
                 append((before, None))
         else:
             raise TypeError(f"not a rows event: {type(event).__name__}")

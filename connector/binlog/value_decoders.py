@@ -104,7 +104,7 @@ def _text_decoder(length_size: int, column: Any, errors: str) -> ValueDecoder:
             start, end = bounds(data, pos)
             return data[start:end].decode(encoding, errors), end
 
-        if length_size <= 2:
+        if length_size <= 4:
             decode.text = (length_size, encoding, errors)  # type: ignore[attr-defined]  # for image_compiler
         return decode
 
@@ -113,7 +113,7 @@ def _text_decoder(length_size: int, column: Any, errors: str) -> ValueDecoder:
         # b''.decode(unknown codec) is '' in pmr: it never looks the codec up for empty input (B7).
         return data[start:end] or "", end
 
-    if length_size <= 2:
+    if length_size <= 4:
         raw.text = (length_size, None, None)  # type: ignore[attr-defined]  # for image_compiler
     return raw
 
@@ -158,6 +158,8 @@ def _enum(column: Any, errors: str) -> ValueDecoder:
         index = data[pos] if size == 1 else _from_bytes(data[pos:end], "little")
         return (values[index] if values else None), end
 
+    if size == 1 and values:
+        decode.enum = tuple(values)  # type: ignore[attr-defined]  # for image_compiler
     return decode
 
 

@@ -2,6 +2,8 @@
 
 Flow: every record handed to the KafkaWriter is `track`ed with the offset it carries; its delivery callback
 `ack`s it; the committer saves `committable()` (newest offset with all earlier records acked) to a store.
+Exactly-once mode instead writes the newest tracked offset inside the records' Kafka transaction
+(`TransactionalCommitter`).
 """
 
 from connector.offsets.committer import Flushable, OffsetCommitter
@@ -17,6 +19,7 @@ from connector.offsets.store import (
     render_offset,
 )
 from connector.offsets.tracker import OffsetTracker
+from connector.offsets.transactional import TransactionalCommitter
 
 __all__ = [
     "CONNECT_DEFAULT_PARTITIONS",
@@ -29,6 +32,7 @@ __all__ = [
     "OffsetStore",
     "OffsetStoreError",
     "OffsetTracker",
+    "TransactionalCommitter",
     "parse_offset",
     "partition_key",
     "read_offsets_file",

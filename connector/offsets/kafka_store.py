@@ -149,6 +149,9 @@ class KafkaOffsetStore:
     def save(self, offset: Mapping[str, Any]) -> None:
         acked = threading.Event()
         self._writer.send(self._record(offset), acked.set)
+        if self._writer.transactional:
+            # A transactional writer acknowledges only at commit (taking along any data sent since the last).
+            self._writer.commit_transaction(self._flush_timeout_s)
         deadline = self._clock() + self._flush_timeout_s
         while not acked.is_set():
             if self._clock() > deadline:

@@ -8,6 +8,7 @@ Treeified buckets (8+ colliding keys) never happen with offset keys.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Iterable, Mapping
 
 
@@ -36,6 +37,14 @@ def hashmap_order(keys: Iterable[str], initial_capacity: int = 16) -> list[str]:
     return [k for _, _, k in indexed]
 
 
+@lru_cache(maxsize=4096)
+def _cached_order(keys: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(hashmap_order(keys))
+
+
 def as_hashmap(mapping: Mapping[str, Any]) -> dict[str, Any]:
-    """A dict with `mapping`'s items re-ordered as a Java HashMap built from them would iterate."""
-    return {k: mapping[k] for k in hashmap_order(mapping.keys())}
+    """A dict with `mapping`'s items re-ordered as a Java HashMap built from them would iterate.
+
+    Offsets repeat the same few key sets for every event, so the order is computed once per key set.
+    """
+    return {k: mapping[k] for k in _cached_order(tuple(mapping))}

@@ -7,7 +7,8 @@ Compared, after masking run-dependent values (normalize.py):
 * events.jsonl per topic, order kept within each topic (Kafka keeps no cross-topic order):
   topic, key, value and headers of each record, with key order significant. `seq`,
   `kafkaPartition`, `sourcePartition` and `sourceOffset` are not observable on Kafka and
-  are ignored (the offsets are compared through offsets.json instead);
+  are ignored (the offsets are compared through offsets.json instead); `source.thread`
+  (a server-assigned connection id) is compared by rank unless --exact-threads;
 * offsets.json (the committed offsets);
 * schema_history.jsonl (one document per line).
 A file absent from the golden directory is not compared (a run Debezium aborted has no
@@ -89,8 +90,32 @@ def by_topic(events: list[dict]) -> dict[str, list[dict]]:
     return out
 
 
-def compare_events(golden: list[dict], actual: list[dict], limit: int) -> list[Mismatch]:
-    g_topics, a_topics = by_topic(normalize_events(golden)), by_topic(normalize_events(actual))
+def relabel_threads(events: list[dict]) -> list[dict]:
+    """Replace `source.thread` by its rank among the run's distinct thread ids.
+
+    Thread ids are connection ids handed out by the server, so their absolute values count
+    every connection made before the workload's (the harness's, the connector's). Ranks
+    still catch a record attributed to the wrong session. Works on normalised copies."""
+    def source(e: dict) -> dict | None:
+        v = e.get("value")
+        p = v.get("payload") if isinstance(v, dict) else None
+        src = p.get("source") if isinstance(p, dict) else None
+        return src if isinstance(src, dict) else None
+
+    ids = sorted({src["thread"] for e in events if (src := source(e)) and isinstance(src.get("thread"), int)})
+    rank = {t: f"<thread-{i}>" for i, t in enumerate(ids, start=1)}
+    for e in events:
+        src = source(e)
+        if src and src.get("thread") in rank:
+            src["thread"] = rank[src["thread"]]
+    return events
+
+
+def compare_events(golden: list[dict], actual: list[dict], limit: int, exact_threads: bool = False) -> list[Mismatch]:
+    g_norm, a_norm = normalize_events(golden), normalize_events(actual)
+    if not exact_threads:
+        g_norm, a_norm = relabel_threads(g_norm), relabel_threads(a_norm)
+    g_topics, a_topics = by_topic(g_norm), by_topic(a_norm)
     out: list[Mismatch] = []
     for topic in sorted(set(g_topics) | set(a_topics)):
         g, a = g_topics.get(topic, []), a_topics.get(topic, [])
@@ -112,7 +137,7 @@ def compare_documents(what: str, golden: Any, actual: Any) -> list[Mismatch]:
 
 
 def compare_dirs(golden_dir: str | Path, actual_dir: str | Path, limit: int = 5,
-                 skip: tuple[str, ...] = ()) -> list[Mismatch]:
+                 skip: tuple[str, ...] = (), exact_threads: bool = False) -> list[Mismatch]:
     """All mismatches (at most `limit` per topic) between two output directories."""
     g, a = Path(golden_dir), Path(actual_dir)
     out: list[Mismatch] = []
@@ -123,7 +148,7 @@ def compare_dirs(golden_dir: str | Path, actual_dir: str | Path, limit: int = 5,
             out.append(Mismatch(name, "(file)", "present", MISSING))
             continue
         if section == "events":
-            out += compare_events(read_jsonl(g / name), read_jsonl(a / name), limit)
+            out += compare_events(read_jsonl(g / name), read_jsonl(a / name), limit, exact_threads)
         elif section == "offsets":
             out += compare_documents(name, normalize_offsets(json.loads((g / name).read_text(encoding="utf-8"))),
                                      normalize_offsets(json.loads((a / name).read_text(encoding="utf-8"))))
@@ -156,13 +181,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("actual_dir")
     ap.add_argument("--max", type=int, default=5, help="mismatches listed per topic / file")
     ap.add_argument("--show", type=int, default=20, help="mismatches printed in total")
+    ap.add_argument("--exact-threads", action="store_true",
+                    help="compare source.thread values as they are, not by rank (see relabel_threads)")
     ap.add_argument("--skip", default="", help=f"comma-separated sections to skip: {', '.join(SECTIONS)}")
     args = ap.parse_args(argv)
     skip = tuple(s for s in args.skip.split(",") if s)
     unknown = set(skip) - set(SECTIONS)
     if unknown:
         ap.error(f"unknown section(s) {sorted(unknown)}; choose from {', '.join(SECTIONS)}")
-    mismatches = compare_dirs(args.golden_dir, args.actual_dir, args.max, skip)
+    mismatches = compare_dirs(args.golden_dir, args.actual_dir, args.max, skip, args.exact_threads)
     compared = [s for s in present_sections(args.golden_dir) if s not in skip]
     print(f"compared: {', '.join(compared)}")
     print(report(mismatches, args.show))

@@ -110,3 +110,11 @@ def truncate_record(template: GoldenRecord, pos: int, row: int = 0) -> GoldenRec
 
 def by_topic(records: Sequence[GoldenRecord], suffix: str) -> list[GoldenRecord]:
     return [r for r in records if r.topic.endswith(suffix)]
+
+
+def schemaless(record: GoldenRecord) -> GoldenRecord:
+    """The record as JsonConverter writes it with ``schemas.enable=false``: payloads only."""
+    def strip(raw: bytes | None) -> bytes | None:
+        return None if raw is None else json.dumps(json.loads(raw)["payload"], separators=(",", ":"),
+                                                   ensure_ascii=False).encode()
+    return GoldenRecord(record.seq, record.topic, strip(record.key), strip(record.value), record.headers, record.parsed)

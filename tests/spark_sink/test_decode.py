@@ -45,13 +45,14 @@ def _decode_topic(flavour: str, table: str, mode: TimeMode = TimeMode.INTERVAL) 
     versions = []
     for r in records:
         if r.value is not None:
-            schema = wire.connect_schema(r.topic, wire.schema_id(r.topic, r.value))
+            key, text, _ = wire.split(r.topic, r.value)
+            schema = wire.connect_schema(r.topic, key, text)
             if schema not in versions:
                 versions.append(schema)
     layout = TableLayout.of(versions, mode)
     decoder = RecordDecoder(wire, layout, mode)
     rows = [(r.value, r.topic, 0, i, 0) for i, r in enumerate(records)]
-    return decoder.to_arrow(rows, layout.spark_schema().names).to_pylist()
+    return decoder.to_arrow(decoder.decode_raw(rows), layout.spark_schema().names).to_pylist()
 
 
 @pytest.mark.parametrize("flavour", FLAVOURS)
@@ -112,8 +113,9 @@ def test_schemaless_json_with_schema_from_history(flavour: str) -> None:
     layout = TableLayout.of([history[topic]], TimeMode.INTERVAL)
     payloads = [json.dumps(json.loads(r.value)["payload"]).encode() if r.value else None
                 for r in records if r.topic == topic]
-    rows = RecordDecoder(wire, layout, TimeMode.INTERVAL).to_arrow(
-        [(v, topic, 0, i, 0) for i, v in enumerate(payloads)], layout.spark_schema().names).to_pylist()
+    decoder = RecordDecoder(wire, layout, TimeMode.INTERVAL)
+    rows = decoder.to_arrow(decoder.decode_raw([(v, topic, 0, i, 0) for i, v in enumerate(payloads)]),
+                            layout.spark_schema().names).to_pylist()
     assert rows == _decode_topic(flavour, "all_types")[: len(rows)] or \
         [r["id"] for r in rows] == [1, 2, 3, 4, 3, 2]
     assert {c: rows[3][c] for c in expected.all_types(flavour)[4]} | {"c_float": 0.0} == expected.all_types(flavour)[4]

@@ -198,3 +198,20 @@ def test_crash_mid_stream_and_restart_is_exactly_once(spark, kafka_bootstrap, pr
     assert (2, True) in applied  # batch 2 re-run after the crash: recognised, skipped
     assert [b for b, skipped in applied if not skipped] == sorted({b for b, _ in applied})
     assert _delta_rows(workdir / "customers", "id", expected.CUSTOMERS_COLUMNS) == expected.CUSTOMERS_FINAL
+
+
+def test_schemaless_json_typed_from_schema_change_topic(spark, kafka_bootstrap, prefix, workdir) -> None:
+    """schemas.enable=false: no schema in the records; the mirror rebuilds each table's schema
+    from the schema-change topic (including the ALTER) and types the columns from it."""
+    records = [golden.schemaless(r.renamed(prefix)) for r in golden.load("basic")]
+    golden.produce(kafka_bootstrap, records)
+    argv = ["--bootstrap-servers", kafka_bootstrap, "--topics-pattern", rf"{prefix}(\..*)?",
+            "--target", str(workdir / "lake"), "--checkpoint", str(workdir / "ckpt"), "--once",
+            "--value-format", "json-schemaless", "--schema-change-topic", prefix]
+    assert mirror(argv, spark) == 0
+    assert _delta_rows(workdir / "lake" / "inventory" / "customers", "id", expected.CUSTOMERS_COLUMNS) \
+        == expected.CUSTOMERS_FINAL
+    all_types = {r["id"]: r for r in DeltaTable(str(workdir / "lake" / "inventory" / "all_types")).to_pyarrow_table().to_pylist()}
+    for key, want in expected.all_types("basic").items():
+        assert {c: all_types[key][c] for c in want} == _as_stored(want), key
+    assert not (workdir / "lake" / prefix).exists() and not (workdir / "lake" / "transaction").exists()

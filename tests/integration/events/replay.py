@@ -59,7 +59,7 @@ class Produced:
 
 class Replay:
     def __init__(self, golden_dir: Path, workload: Path, server: Server, settings: ValueSettings,
-                 replication_server_id: int) -> None:
+                 replication_server_id: int, read_binlog: bool = True) -> None:
         self.server = server
         self.records = load_records(golden_dir)
         self.versions = table_versions(golden_dir)
@@ -73,7 +73,7 @@ class Replay:
         start = self._binlog_start()
         for section in stream:
             server.sql(section)
-        self.binlog_rows = list(self._read_binlog(start, replication_server_id))
+        self.binlog_rows = list(self._read_binlog(start, replication_server_id)) if read_binlog else []
 
     # ------------------------------------------------------------ schemas
     def own_builder_schema(self, table_id: TableId, columns: list[str]) -> TableSchema:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 
 import pytest
@@ -25,8 +26,10 @@ def _offset(pos: int) -> dict:
     return {"file": "mariadb-bin.000001", "pos": pos}
 
 
-def _setup(bootstrap: str, topic: str, txn_id: str) -> tuple[KafkaWriter, OffsetTracker, TransactionalCommitter]:
-    writer = KafkaWriter({"bootstrap.servers": bootstrap, "transactional.id": txn_id}, max_in_flight_records=100)
+def _setup(bootstrap: str, topic: str, txn_id: str, **overrides: str
+           ) -> tuple[KafkaWriter, OffsetTracker, TransactionalCommitter]:
+    writer = KafkaWriter({"bootstrap.servers": bootstrap, "transactional.id": txn_id, **overrides},
+                         max_in_flight_records=100)
     tracker = OffsetTracker()
     store = KafkaOffsetStore(writer, topic + "-offsets", KEY, replication_factor=1)
     committer = TransactionalCommitter(tracker, writer, store, flush_interval_ms=0, commit_timeout_s=20)
@@ -41,7 +44,8 @@ def _send(writer: KafkaWriter, tracker: OffsetTracker, topic: str, pos: int) -> 
 
 def test_records_and_offsets_commit_together_and_abort_together(kafka_bootstrap: str, topic_name: str) -> None:
     txn_id = f"binlog-cdc-{uuid.uuid4().hex[:8]}"
-    writer, tracker, committer = _setup(kafka_bootstrap, topic_name, txn_id)
+    # A long linger keeps the aborted records below unsent: Tansu would show records aborted after delivery.
+    writer, tracker, committer = _setup(kafka_bootstrap, topic_name, txn_id, **{"linger.ms": "3000"})
     writer.ensure_topics([TopicSpec(topic_name, 1, 1)])
     for pos in range(1, 11):
         _send(writer, tracker, topic_name, pos)
@@ -52,7 +56,9 @@ def test_records_and_offsets_commit_together_and_abort_together(kafka_bootstrap:
 
     for pos in range(11, 16):
         _send(writer, tracker, topic_name, pos)
+    KafkaOffsetStore(writer, topic_name + "-offsets", KEY, replication_factor=1).stage(_offset(15))
     writer.abort_transaction()  # e.g. the connector died before committing
+    assert tracker.committable() == _offset(10)
     assert [m.value() for m in read_all(kafka_bootstrap, topic_name, 1)] == [b"v%d" % p for p in range(1, 11)]
     assert reader.load() == _offset(10)
     writer.close(timeout_s=1)
@@ -94,19 +100,53 @@ def test_a_second_instance_fences_the_first(kafka_bootstrap: str, topic_name: st
     new.close(timeout_s=1)
 
 
+def _wait_delivered(writer: KafkaWriter) -> None:
+    deadline = time.monotonic() + 20
+    while writer.in_flight:
+        assert time.monotonic() < deadline
+        writer.poll(0.05)
+
+
 def test_transactional_id_alone_makes_each_flush_one_transaction(kafka_bootstrap: str, topic_name: str) -> None:
     writer = KafkaWriter({"bootstrap.servers": kafka_bootstrap, "transactional.id": f"tx-{topic_name}"},
                          max_in_flight_records=100)
     writer.ensure_topics([TopicSpec(topic_name, 1, 1)])
-    acked: list[int] = []
+    acked: list[str] = []
     for i in range(3):
-        writer.send(OutRecord(topic_name, b"k", b"a%d" % i), lambda i=i: acked.append(i))  # opens a transaction
-    assert writer.flush(20) == 0  # commits it
-    assert acked == [0, 1, 2]
-    writer.send(OutRecord(topic_name, b"k", b"b"), lambda: None)
+        writer.send(OutRecord(topic_name, b"k", b"a%d" % i), lambda i=i: acked.append(f"a{i}"))  # opens one
+    _wait_delivered(writer)
+    assert acked == []  # delivered but not committed: not acknowledged, so no offset can cover them
+    assert writer.flush(20) == 0  # commits the transaction
+    assert acked == ["a0", "a1", "a2"]
+    writer.send(OutRecord(topic_name, b"k", b"b"), lambda: acked.append("b"))
+    _wait_delivered(writer)
     writer.abort_transaction()
-    writer.send(OutRecord(topic_name, b"k", b"c"), lambda: None)
+    writer.poll(0.1)
+    writer.send(OutRecord(topic_name, b"k", b"c"), lambda: acked.append("c"))
     assert writer.flush(20) == 0
-    assert [m.value() for m in read_all(kafka_bootstrap, topic_name, 1)] == [b"a0", b"a1", b"a2", b"c"]
+    assert acked == ["a0", "a1", "a2", "c"]  # the aborted record is never acknowledged
+    values = [m.value() for m in read_all(kafka_bootstrap, topic_name, 1)]
+    # Real Kafka hides the aborted "b" from read_committed readers; Tansu shows records aborted after delivery.
+    assert values in ([b"a0", b"a1", b"a2", b"c"], [b"a0", b"a1", b"a2", b"b", b"c"])
     assert writer.flush(1) == 0  # nothing open: a no-op
+    writer.close()
+
+
+def test_transaction_max_age_commits_while_sending(kafka_bootstrap: str, topic_name: str) -> None:
+    clock = {"now": 0.0}
+    writer = KafkaWriter({"bootstrap.servers": kafka_bootstrap, "transactional.id": f"tx-{topic_name}"},
+                         max_in_flight_records=100, transaction_max_age_s=1.0, clock=lambda: clock["now"])
+    writer.ensure_topics([TopicSpec(topic_name, 1, 1)])
+    acked: list[int] = []
+    writer.send(OutRecord(topic_name, b"k", b"1"), lambda: acked.append(1))
+    clock["now"] = 0.5
+    writer.send(OutRecord(topic_name, b"k", b"2"), lambda: acked.append(2))
+    _wait_delivered(writer)
+    assert acked == []
+    clock["now"] = 1.0
+    writer.send(OutRecord(topic_name, b"k", b"3"), lambda: acked.append(3))  # commits 1 and 2 first
+    assert acked == [1, 2]
+    assert [m.value() for m in read_all(kafka_bootstrap, topic_name, 1)] == [b"1", b"2"]
+    writer.flush(20)
+    assert acked == [1, 2, 3]
     writer.close()

@@ -92,3 +92,12 @@ def test_committer_writes_acknowledged_offsets_to_the_topic(
     assert len(read_all(kafka_bootstrap, data_topic, 2)) == 50
     values = [json.loads(m.value())["pos"] for m in read_all(kafka_bootstrap, topic_name, 25)]
     assert values == sorted(values) and values[-1] == 50
+
+
+def test_save_through_a_transactional_writer_commits(kafka_bootstrap: str, topic_name: str) -> None:
+    writer = KafkaWriter({"bootstrap.servers": kafka_bootstrap, "transactional.id": f"tx-{topic_name}"},
+                         max_in_flight_records=10)
+    store = KafkaOffsetStore(writer, topic_name, KEY, replication_factor=1)
+    store.save({"pos": 1})
+    assert KafkaOffsetStore(writer, topic_name, KEY, replication_factor=1).load() == {"pos": 1}
+    writer.close()

@@ -1,0 +1,87 @@
+"""The connector refuses to start, naming the cause and the fix, on servers or state it cannot
+capture exactly: a binlog that is not ROW/FULL, a missing server id, a purged stored position."""
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.conformance.config import write_properties
+from tests.conformance.connector_process import ConnectorProcess
+from tests.conformance.run import default_connector_cmd
+
+pytestmark = pytest.mark.timeout(180)
+
+
+def _props(server, broker, prefix: str, workdir: Path, database: str) -> dict[str, str]:
+    return {
+        "debezium.sink.type": "kafka",
+        "debezium.sink.kafka.producer.bootstrap.servers": broker.bootstrap_servers,
+        "debezium.source.database.hostname": "127.0.0.1",
+        "debezium.source.database.port": str(server.port),
+        "debezium.source.database.user": server.user,
+        "debezium.source.database.password": server.password,
+        "debezium.source.database.server.id": "6401",
+        "debezium.source.topic.prefix": prefix,
+        "debezium.source.database.include.list": database,
+        "debezium.source.offset.storage.file.filename": str(workdir / "offsets.dat"),
+        "debezium.source.schema.history.internal": "io.debezium.storage.file.history.FileSchemaHistory",
+        "debezium.source.schema.history.internal.file.filename": str(workdir / "history.jsonl"),
+    }
+
+
+def _run_once(config: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([*default_connector_cmd(), "run", str(config)], capture_output=True, text=True, timeout=120)
+
+
+def test_missing_server_id_is_a_config_error(mariadb, broker, unique_database, tmp_path):
+    props = _props(mariadb, broker, "p" + uuid.uuid4().hex[:6], tmp_path, unique_database(mariadb))
+    del props["debezium.source.database.server.id"]
+    write_properties(tmp_path / "c.properties", props)
+    result = _run_once(tmp_path / "c.properties")
+    assert result.returncode == 2
+    assert "database.server.id is required" in result.stderr
+
+
+def test_statement_binlog_format_is_refused(mariadb, broker, unique_database, tmp_path):
+    write_properties(tmp_path / "c.properties", _props(mariadb, broker, "p" + uuid.uuid4().hex[:6], tmp_path,
+                                                      unique_database(mariadb)))
+    mariadb.run_sql("SET GLOBAL binlog_format='STATEMENT';")
+    try:
+        result = _run_once(tmp_path / "c.properties")
+    finally:
+        mariadb.run_sql("SET GLOBAL binlog_format='ROW';")
+    assert result.returncode == 2
+    assert "binlog_format is STATEMENT, not ROW" in result.stderr
+    assert "SET GLOBAL binlog_format='ROW'" in result.stderr
+
+
+def test_purged_position_is_refused_and_names_when_needed(mariadb, broker, unique_database, tmp_path):
+    database = unique_database(mariadb)
+    mariadb.run_sql("CREATE TABLE t (id INT PRIMARY KEY);", database=database)
+    config = tmp_path / "c.properties"
+    write_properties(config, _props(mariadb, broker, "p" + uuid.uuid4().hex[:6], tmp_path, database))
+    proc = ConnectorProcess(list(default_connector_cmd()), config, tmp_path / "s.json", tmp_path / "c.log").start()
+    proc.wait_streaming(60)
+    assert proc.stop() == 0
+    stored = json.loads(subprocess.run([*default_connector_cmd(), "offsets", "show", str(config)],
+                                       capture_output=True, text=True, check=True).stdout)[0]["value"]
+    mariadb.run_sql("FLUSH BINARY LOGS; FLUSH BINARY LOGS;")
+    newest = mariadb.query("SHOW BINARY LOGS")[-1][0]
+    # A dump thread whose client is gone still pins its binlog file until the server notices.
+    mariadb._kill_dump_threads()
+    # MariaDB keeps a file until InnoDB's binlog checkpoint has moved past it: retry for a while.
+    deadline = time.monotonic() + 30
+    while stored["file"] in [row[0] for row in mariadb.query("SHOW BINARY LOGS")]:
+        assert time.monotonic() < deadline, "PURGE BINARY LOGS did not remove the stored binlog file"
+        mariadb.run_sql(f"FLUSH BINARY LOGS; PURGE BINARY LOGS TO '{newest}';")
+        newest = mariadb.query("SHOW BINARY LOGS")[-1][0]
+        time.sleep(0.5)
+    result = _run_once(config)
+    assert result.returncode == 2, result.stderr[-2000:]
+    assert "no longer on the server" in result.stderr
+    assert "snapshot.mode=when_needed" in result.stderr

@@ -1,0 +1,129 @@
+"""Configuration loading: Debezium Server properties, Kafka Connect JSON, environment, errors."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from connector.config import load_config
+from connector.config.loaders import env_to_properties, parse_java_properties
+from connector.config.modes import DecimalHandlingMode, SnapshotMode
+from connector.config.settings import HISTORY_FILE, OFFSETS_FILE, OFFSETS_KAFKA
+from connector.errors import ConfigError
+
+SERVER = """\
+# Debezium Server
+debezium.sink.type=kafka
+debezium.sink.kafka.producer.bootstrap.servers=127.0.0.1:9092
+debezium.source.connector.class=io.debezium.connector.mysql.MySqlConnector
+debezium.source.database.hostname=db.example
+debezium.source.database.user=debezium
+debezium.source.database.password=s3cret
+debezium.source.database.server.id=5401
+debezium.source.topic.prefix=dbserver1
+debezium.source.schema.history.internal.kafka.topic=history
+"""
+
+
+def write(tmp_path, text, name="application.properties"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_debezium_defaults_and_names(tmp_path):
+    s = load_config(write(tmp_path, SERVER), environ={}).settings()
+    assert s.topics.prefix == "dbserver1"
+    assert s.database.port == 3306
+    assert s.snapshot.mode is SnapshotMode.INITIAL
+    assert s.events.decimal_handling_mode is DecimalHandlingMode.PRECISE
+    assert s.events.skipped_operations == frozenset({"t"})
+    assert s.events.tombstones_on_delete and s.events.include_schema_changes
+    assert not s.events.provide_transaction_metadata
+    # Debezium Server keeps offsets in data/offsets.dat by default
+    assert s.offsets.store == OFFSETS_FILE and s.offsets.file_filename == "data/offsets.dat"
+    assert s.history.kafka_bootstrap_servers == "127.0.0.1:9092"
+    assert s.history.client_name == "dbserver1-schemahistory"
+    assert s.partition_key == ["dbserver1", {"server": "dbserver1"}]
+
+
+def test_secrets_never_printed(tmp_path):
+    loaded = load_config(write(tmp_path, SERVER), environ={})
+    s = loaded.settings()
+    assert "s3cret" not in repr(s) and "s3cret" not in str(s.database)
+    assert s.database.password.reveal() == "s3cret"
+    assert loaded.redacted()["database.password"] == "********"
+
+
+def test_every_problem_reported_at_once(tmp_path):
+    text = SERVER.replace("debezium.source.database.server.id=5401\n", "") \
+        .replace("debezium.source.topic.prefix=dbserver1\n", "") + "debezium.source.snapshot.mode=sometimes\n"
+    with pytest.raises(ConfigError) as err:
+        load_config(write(tmp_path, text), environ={}).settings()
+    message = str(err.value)
+    assert "database.server.id is required" in message
+    assert "topic.prefix is required" in message
+    assert "snapshot.mode='sometimes'" in message and "initial" in message
+    assert len(err.value.problems) == 3
+
+
+def test_removed_snapshot_mode_names_the_new_one(tmp_path):
+    with pytest.raises(ConfigError, match="renamed to 'no_data'"):
+        load_config(write(tmp_path, SERVER + "debezium.source.snapshot.mode=schema_only\n"), environ={}).settings()
+
+
+def test_unknown_properties_are_named(tmp_path):
+    loaded = load_config(write(tmp_path, SERVER + "debezium.source.tabel.include.list=x\nfoo.bar=1\n"), environ={})
+    assert any("tabel.include.list" in w for w in loaded.warnings)
+    assert any("foo.bar" in w for w in loaded.warnings)
+
+
+def test_environment_overrides_file(tmp_path):
+    env = {"DEBEZIUM_SOURCE_DATABASE_HOSTNAME": "other", "DEBEZIUM_SOURCE_SNAPSHOT_MODE": "no_data",
+           "DEBEZIUM_SINK_KAFKA_PRODUCER_BOOTSTRAP_SERVERS": "k:1", "PATH": "/bin"}
+    s = load_config(write(tmp_path, SERVER), environ=env).settings()
+    assert s.database.hostname == "other"
+    assert s.snapshot.mode is SnapshotMode.NO_DATA
+    assert s.kafka.bootstrap_servers() == "k:1"
+    assert env_to_properties({"DEBEZIUM_SOURCE_TABLE_INCLUDE_LIST": "a"}) == {"debezium.source.table.include.list": "a"}
+
+
+def test_connect_json_with_kafka_flag(tmp_path):
+    doc = {"name": "inventory-connector", "config": {
+        "connector.class": "io.debezium.connector.mysql.MySqlConnector", "database.hostname": "h",
+        "database.user": "u", "database.server.id": "184054", "topic.prefix": "p",
+        "schema.history.internal": "io.debezium.storage.file.history.FileSchemaHistory",
+        "schema.history.internal.file.filename": "/tmp/h.dat",
+        "value.converter": "org.apache.kafka.connect.json.JsonConverter",
+        "value.converter.schemas.enable": "false"}}
+    path = write(tmp_path, json.dumps(doc), "connector.json")
+    s = load_config(path, bootstrap="k:9092", producer_overrides={"linger.ms": "5"}, environ={}).settings()
+    assert s.name == "inventory-connector"
+    assert s.kafka.producer == {"bootstrap.servers": "k:9092", "linger.ms": "5"}
+    assert s.history.store == HISTORY_FILE
+    assert s.offsets.store == OFFSETS_KAFKA and s.offsets.topic == "connect-offsets"
+    assert not s.kafka.value_schemas_enable and s.kafka.key_schemas_enable
+    assert s.kafka.header_format == "simple"  # Connect's SimpleHeaderConverter
+
+
+def test_missing_bootstrap_is_explained(tmp_path):
+    text = SERVER.replace("debezium.sink.kafka.producer.bootstrap.servers=127.0.0.1:9092\n", "")
+    with pytest.raises(ConfigError, match="bootstrap servers are missing"):
+        load_config(write(tmp_path, text), environ={}).settings()
+
+
+def test_unreadable_file(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read configuration file"):
+        load_config(tmp_path / "nope.properties", environ={})
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("a=b", {"a": "b"}),
+    ("a = b c", {"a": "b c"}),
+    ("a:b", {"a": "b"}),
+    ("# c\n! d\na=1\\\n   2", {"a": "12"}),
+    ("k\\:x=v\\u00e9\\t", {"k:x": "vé\t"}),
+    ("regex=\\\\s*#[^\\\\n]*", {"regex": "\\s*#[^\\n]*"}),
+])
+def test_java_properties_syntax(text, expected):
+    assert parse_java_properties(text) == expected
