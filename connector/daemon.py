@@ -24,19 +24,23 @@ from connector.config.loaders import LoadedConfig
 from connector.config.modes import SnapshotMode
 from connector.config.settings import OFFSETS_FILE, OFFSETS_KAFKA, Settings
 from connector.converters.base import ValueSettings
-from connector.converters.snapshot_conv import pymysql_conversions
+from connector.converters.snapshot_conv import allow_binary_vectors, pymysql_conversions
 from connector.dispatcher import Dispatcher
 from connector.errors import RetriableError, ServerSetupError, TerminalError
-from connector.filters import TableFilter
+from connector.filters import ColumnFilter, TableFilter
 from connector.kafka_writer import KafkaWriter
+from connector.offsets.committer import OffsetCommitter
 from connector.offsets.file_store import FileOffsetStore
+from connector.offsets.kafka_store import KafkaOffsetStore
 from connector.offsets.store import OffsetStore, partition_key
 from connector.offsets.tracker import OffsetTracker
+from connector.offsets.transactional import TransactionalCommitter
 from connector.schema_tracker import build_schema_tracker
 from connector.shutdown import ShutdownToken
 from connector.status import StatusFile
 from connector.streaming import ResumePoint, StreamingHandler, StreamingState
-from connector.table_schema import TableSchemaBuilder
+from connector.converters.mappers import column_mappers_from_properties, mapper_lookup
+from connector.table_schema import TableSchemaBuilder, message_key_columns, source_type_propagation
 from snapshot.initial import InitialSnapshot
 
 log = logging.getLogger(__name__)
@@ -49,7 +53,9 @@ def connection_params(settings: Settings) -> ConnectionParams:
     return ConnectionParams(db.hostname, db.port, db.user, db.password.reveal(), db.connect_timeout_ms / 1000)
 
 
-def make_offset_store(settings: Settings) -> OffsetStore:
+def make_offset_store(settings: Settings, data_writer: KafkaWriter | None = None) -> OffsetStore:
+    """The store named by `offset.storage`. In exactly-once mode the offsets topic is written through the
+    data writer, inside its transactions; otherwise through a producer of its own."""
     key = partition_key(settings.name, settings.topics.prefix)
     if settings.offsets.store == OFFSETS_FILE:
         assert settings.offsets.file_filename
@@ -57,11 +63,14 @@ def make_offset_store(settings: Settings) -> OffsetStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         return FileOffsetStore(path, key)
     if settings.offsets.store == OFFSETS_KAFKA:
-        from connector.offsets.kafka_store import KafkaOffsetStore
-
         assert settings.offsets.topic
-        # A producer of its own, as Kafka Connect's offset writer: offset flushes never wait on data batches.
-        writer = KafkaWriter(settings.kafka.producer, max_in_flight_records=100)
+        if data_writer is not None and data_writer.transactional:
+            writer = data_writer
+        else:
+            # A producer of its own, as Kafka Connect's offset writer: offset flushes never wait on data
+            # batches. Never with the data writer's transactional.id, which would fence it.
+            own = {k: v for k, v in settings.kafka.producer.items() if k != "transactional.id"}
+            writer = KafkaWriter(own, max_in_flight_records=100)
         return KafkaOffsetStore(writer, settings.offsets.topic, key,
                                 replication_factor=settings.offsets.replication_factor,
                                 partitions=settings.offsets.partitions,
@@ -69,6 +78,24 @@ def make_offset_store(settings: Settings) -> OffsetStore:
     from connector.offsets.memory_store import MemoryOffsetStore
 
     return MemoryOffsetStore()
+
+
+def table_schema_builder(settings: Settings) -> TableSchemaBuilder:
+    """Everything that shapes keys and values, resolved once: the builder does per-table work per table version."""
+    ev = settings.events
+    columns = ColumnFilter(settings.filters.column_include, settings.filters.column_exclude)
+    return TableSchemaBuilder(
+        settings.topics.prefix,
+        value_settings(settings),
+        schemas_enable=settings.kafka.value_schemas_enable,
+        key_columns=message_key_columns(settings.message_key_columns),
+        column_filter=columns.keep if columns.active else None,
+        propagate_source_type=source_type_propagation(ev.column_propagate_source_type,
+                                                      ev.datatype_propagate_source_type),
+        column_mapper=mapper_lookup(column_mappers_from_properties(settings.raw)),
+        schema_name_mode=ev.schema_name_adjustment_mode,
+        field_name_mode=ev.field_name_adjustment_mode,
+    )
 
 
 def value_settings(settings: Settings) -> ValueSettings:
@@ -81,30 +108,6 @@ def value_settings(settings: Settings) -> ValueSettings:
         include_schema_comments=ev.include_schema_comments,
         enable_time_adjuster=ev.enable_time_adjuster,
     )
-
-
-@dataclass
-class Committer:
-    """Saves the newest fully-acknowledged offset, at most every `interval_s`."""
-
-    tracker: OffsetTracker
-    store: OffsetStore
-    interval_s: float
-    _version: int = -1
-    _last: float = 0.0
-    committed: dict[str, Any] | None = None
-
-    def maybe_commit(self, force: bool = False) -> None:
-        now = time.monotonic()
-        if not force and now - self._last < self.interval_s:
-            return
-        version, offset = self.tracker.committable_versioned()
-        if offset is None or version == self._version:
-            return
-        self.store.save(offset)
-        self._version = version
-        self._last = now
-        self.committed = offset
 
 
 class AckPoller:
@@ -165,16 +168,28 @@ class Daemon:
         dbconn.check_privileges(ctl, s.database.user)
         log.info("source server %s (%s), gtid_mode=%s", info.version, info.flavor, info.gtid_mode)
 
-        offsets = make_offset_store(s)
+        writer = KafkaWriter(s.kafka.producer, max_in_flight_records=max(1, s.max_queue_size),
+                             should_stop=None)
+        if writer.transactional and s.offsets.store != OFFSETS_KAFKA:
+            raise ServerSetupError(
+                "transactional.id is set (exactly-once delivery) but offsets are not stored in Kafka: set "
+                "offset.storage.topic so that offsets can be committed in the same Kafka transaction as the records")
+        offsets = make_offset_store(s, writer)
         stored = offsets.load()
         table_filter = TableFilter(s.filters)
         schema = build_schema_tracker(s, table_filter)
-        writer = KafkaWriter(s.kafka.producer, max_in_flight_records=max(1, s.max_queue_size),
-                             should_stop=None)
         tracker = OffsetTracker()
-        builder = TableSchemaBuilder(s.topics.prefix, value_settings(s), schemas_enable=s.kafka.value_schemas_enable)
+        builder = table_schema_builder(s)
         dispatcher = Dispatcher(s, schema, builder, writer, tracker, table_filter)
-        committer = Committer(tracker, offsets, s.offsets.flush_interval_ms / 1000)
+        committer: OffsetCommitter | TransactionalCommitter
+        if writer.transactional:
+            assert isinstance(offsets, KafkaOffsetStore)
+            # One Kafka transaction per commit; at least 100 ms apart so an interval of 0 does not mean one
+            # transaction per binlog event.
+            committer = TransactionalCommitter(tracker, writer, offsets, max(100, s.offsets.flush_interval_ms))
+            committer.start()
+        else:
+            committer = OffsetCommitter(tracker, offsets, s.offsets.flush_interval_ms)
         self._writer, self._dispatcher, self._committer = writer, dispatcher, committer
         poller = self._poller = AckPoller(writer).start()
         try:
@@ -191,7 +206,7 @@ class Daemon:
             self.phase = "stopped"
             poller.stop()
             try:
-                self._flush_and_commit()
+                self._flush_and_commit(final=True)
             finally:
                 writer.close()
                 offsets.close()
@@ -199,9 +214,12 @@ class Daemon:
                 ctl.close()
                 self._write_status(force=True)
 
-    def _flush_and_commit(self) -> None:
-        self._writer.flush(self.settings.offsets.flush_timeout_ms / 1000 + 30)
-        self._committer.maybe_commit(force=True)
+    def _flush_and_commit(self, final: bool = False) -> None:
+        if isinstance(self._committer, TransactionalCommitter):
+            self._committer.commit(reopen=not final)
+        else:
+            self._writer.flush(self.settings.offsets.flush_timeout_ms / 1000 + 30)
+            self._committer.commit()
 
     def _write_status(self, force: bool = False) -> None:
         reader = self.reader
@@ -211,7 +229,7 @@ class Daemon:
             "binlog_pos": reader.next_pos if reader else None,
             "records_sent": self._dispatcher.counters.records_sent,
             "records_acked": self._dispatcher.counters.records_acked,
-            "committed_offset": self._committer.committed,
+            "committed_offset": self._committer.last_committed,
         }, force=force)
 
     # ---------------------------------------------------------------- snapshot or resume
@@ -241,6 +259,8 @@ class Daemon:
         self._write_status(force=True)
         schema.reset()
         conv = pymysql_conversions()
+        # PyMySQL cannot read MySQL 9 VECTOR columns unless told they are binary.
+        allow_binary_vectors()
 
         def connect() -> pymysql.connections.Connection:
             kwargs = params.pymysql_kwargs()

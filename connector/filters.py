@@ -57,3 +57,25 @@ class TableFilter:
         if self._tb_include:
             return any(p.fullmatch(name) for p in self._tb_include)
         return not any(p.fullmatch(name) for p in self._tb_exclude)
+
+
+@dataclass
+class ColumnFilter:
+    """`column.include.list` / `column.exclude.list`: anchored regexes over `db.table.column`."""
+
+    include: tuple[str, ...]
+    exclude: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        self._include = _compile(self.include)
+        self._exclude = _compile(self.exclude)
+
+    @property
+    def active(self) -> bool:
+        return bool(self._include or self._exclude)
+
+    def keep(self, table_id: TableId, column: str) -> bool:
+        name = f"{table_id.database}.{table_id.table}.{column}"
+        if self._include:
+            return any(p.fullmatch(name) for p in self._include)
+        return not any(p.fullmatch(name) for p in self._exclude)

@@ -20,7 +20,7 @@ class DebeziumEnum(str, Enum):
             if member.value == wanted:
                 return member
         renamed = _RENAMED.get((cls.__name__, wanted))
-        hint = f"; '{text}' was renamed to '{renamed}' in Debezium 3" if renamed else ""
+        hint = f"; use '{renamed}' instead ('{text}' is not accepted by Debezium 3)" if renamed else ""
         allowed = ", ".join(m.value for m in cls)
         raise ValueError(f"{prop}={text!r} is not one of: {allowed}{hint}")
 
@@ -62,7 +62,6 @@ class DecimalHandlingMode(DebeziumEnum):
 
 class TimePrecisionMode(DebeziumEnum):
     ADAPTIVE_TIME_MICROSECONDS = "adaptive_time_microseconds"
-    ADAPTIVE = "adaptive"
     CONNECT = "connect"
     ISOSTRING = "isostring"
     MICROSECONDS = "microseconds"
@@ -128,4 +127,5 @@ class Operation(str, Enum):
 _RENAMED: dict[tuple[str, str], str] = {
     ("SnapshotMode", "schema_only"): "no_data",
     ("SnapshotMode", "schema_only_recovery"): "recovery",
+    ("TimePrecisionMode", "adaptive"): "adaptive_time_microseconds",
 }

@@ -69,6 +69,8 @@ class EventSettings:
         modes.EventProcessingFailureHandlingMode.FAIL
     )
     inconsistent_schema_handling_mode: modes.InconsistentSchemaHandlingMode = modes.InconsistentSchemaHandlingMode.FAIL
+    column_propagate_source_type: tuple[str, ...] = ()
+    datatype_propagate_source_type: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -241,6 +243,8 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         extended_headers_enabled=r.get("extended.headers.enabled"),
         event_processing_failure_handling_mode=r.get("event.processing.failure.handling.mode"),
         inconsistent_schema_handling_mode=r.get("inconsistent.schema.handling.mode"),
+        column_propagate_source_type=r.get("column.propagate.source.type") or (),
+        datatype_propagate_source_type=r.get("datatype.propagate.source.type") or (),
     )
     topics = TopicSettings(
         prefix=prefix,

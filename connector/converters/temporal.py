@@ -186,7 +186,6 @@ Rule = tuple[ConnectSchema, Scale]
 # ("no longer supported") but is kept here for completeness.
 _TIME_RULES: dict[TimePrecisionMode, tuple[Rule, Rule]] = {
     _M.ADAPTIVE_TIME_MICROSECONDS: ((MICRO_TIME, _same), (MICRO_TIME, _same)),
-    _M.ADAPTIVE: ((TIME_MS, _ms), (MICRO_TIME, _same)),
     _M.CONNECT: ((CONNECT_TIME, _time_of_day_ms), (CONNECT_TIME, _time_of_day_ms)),
     _M.MICROSECONDS: ((MICRO_TIME, _same), (MICRO_TIME, _same)),
     _M.NANOSECONDS: ((NANO_TIME, _ns), (NANO_TIME, _ns)),
@@ -194,7 +193,6 @@ _TIME_RULES: dict[TimePrecisionMode, tuple[Rule, Rule]] = {
 }
 _DATETIME_RULES: dict[TimePrecisionMode, tuple[Rule, Rule]] = {
     _M.ADAPTIVE_TIME_MICROSECONDS: ((TIMESTAMP_MS, _ms), (MICRO_TIMESTAMP, _same)),
-    _M.ADAPTIVE: ((TIMESTAMP_MS, _ms), (MICRO_TIMESTAMP, _same)),
     _M.CONNECT: ((CONNECT_TIMESTAMP, _ms), (CONNECT_TIMESTAMP, _ms)),
     _M.MICROSECONDS: ((MICRO_TIMESTAMP, _same), (MICRO_TIMESTAMP, _same)),
     _M.NANOSECONDS: ((NANO_TIMESTAMP, _ns), (NANO_TIMESTAMP, _ns)),

@@ -92,10 +92,31 @@ def _make_server(opts: RunOptions, scratch: Path) -> DatabaseServer:
     return cls(scratch / opts.server, port=opts.port, profile=Profile.REFERENCE)
 
 
-def _table_topics(db: DatabaseServer, prefix: str) -> list[str]:
-    rows = db.query("SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema NOT IN "
+# The runner opens exactly as many client sessions as the harness, in the same places:
+# `source.thread` of streamed records is the workload session's connection id, which counts
+# every connection made before it. (The connector's own connections still count too.)
+HARNESS_INFO_QUERIES = {"mariadb": ("SELECT VERSION()",),
+                        "mysql": ("SELECT VERSION()", "SELECT @@version_comment", "SELECT @@server_uuid")}
+
+
+def _server_facts(db: DatabaseServer, flavour: str) -> dict[str, Any]:
+    """run_info facts, one session per query like the harness's Server.run_info()."""
+    values = [db.query(q)[0][0] for q in HARNESS_INFO_QUERIES[flavour]]
+    facts = {f"{flavour}_version_string": values[0]}
+    if flavour == "mysql":
+        facts.update({"mysql_version_comment": values[1], "server_uuid": values[2]})
+    return facts
+
+
+def _position_and_topics(db: DatabaseServer, prefix: str) -> tuple[tuple[str, int], list[str]]:
+    """Binlog end and the topics of every table, in ONE session (the harness's master_status)."""
+    with db.connect() as conn, conn.cursor() as cur:
+        cur.execute(db.binlog_status_sql)
+        file, pos = cur.fetchone()[:2]
+        cur.execute("SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema NOT IN "
                     f"({', '.join(['%s'] * len(SYSTEM_SCHEMAS))}) AND table_type = 'BASE TABLE'", SYSTEM_SCHEMAS)
-    return [prefix, f"{prefix}.transaction", *(f"{prefix}.{s}.{t}" for s, t in rows)]
+        rows = cur.fetchall()
+    return (file, int(pos)), [prefix, f"{prefix}.transaction", *(f"{prefix}.{s}.{t}" for s, t in rows)]
 
 
 def _offsets_show(opts: RunOptions, config: Path) -> Any:
@@ -147,14 +168,15 @@ def run_workload(opts: RunOptions) -> RunResult:
         db.start()
         broker.start()
         info.update({opts.server: db.version(), "db_port": db.port, "bootstrap_servers": broker.bootstrap_servers})
+        info.update(_server_facts(db, opts.server))
         _log(f"{opts.server} {db.version()} on {db.port}, tansu on {broker.port}")
         db.run_sql(workload.setup, what="setup section")
-        info["binlog_after_setup"] = list(db.binlog_position())
+        cfg = RunConfig(out, db.port, broker.bootstrap_servers, opts.offsets, opts.history, opts.props)
+        position, topics = _position_and_topics(db, cfg.topic_prefix)
+        info["binlog_after_setup"] = list(position)
         if isinstance(db, MySQLServer):
             info["gtid_executed_after_setup"] = db.gtid_executed()
-            info["server_uuid"] = db.server_uuid()
-        cfg = RunConfig(out, db.port, broker.bootstrap_servers, opts.offsets, opts.history, opts.props)
-        broker.create_topics(_table_topics(db, cfg.topic_prefix)
+        broker.create_topics(topics
                              + ([OFFSETS_TOPIC] if opts.offsets == "kafka" else [])
                              + ([HISTORY_TOPIC] if opts.history == "kafka" else []))
         config = cfg.write(out / "application.properties")

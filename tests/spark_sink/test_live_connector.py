@@ -119,7 +119,7 @@ def _wait_for_table(path: Path, proc: subprocess.Popen, argv: list[str], spark, 
     return got
 
 
-def _topic_has_op(bootstrap: str, topic: str, op: str, deadline_s: float = 20.0) -> bool:
+def _topic_has_op(bootstrap: str, topic: str, op: str, deadline_s: float = 8.0) -> bool:
     """Whether a change record with `op` reaches the topic within the deadline (a plain consumer)."""
     import json
 

@@ -109,7 +109,7 @@ def run_workload(server: Any, database: str, with_pmr_bugs: bool = True) -> tupl
     return start, server.binlog_position()
 
 
-@pytest.fixture(params=["mariadb", "mysql"])
+@pytest.fixture(params=["mariadb", pytest.param("mysql", marks=pytest.mark.mysql)])
 def server(request: pytest.FixtureRequest) -> Any:
     return request.getfixturevalue(request.param)
 
@@ -164,7 +164,8 @@ def test_table_map_cache_reuses_identical_bodies_only(server: Any, unique_databa
     server.run_sql("CREATE TABLE t (id INT PRIMARY KEY, a VARCHAR(10));"
                    "INSERT INTO t VALUES (1, 'x'); INSERT INTO t VALUES (2, 'y');"
                    "ALTER TABLE t ADD COLUMN b INT DEFAULT 7;"
-                   "INSERT INTO t VALUES (3, 'z', 8); UPDATE t SET a = 'w';", database=database)
+                   "INSERT INTO t VALUES (3, 'z', 8); UPDATE t SET a = 'w';"
+                   "FLUSH BINARY LOGS; INSERT INTO t VALUES (4, 'v', 9);", database=database)
     end = server.binlog_position()
     decode = RowsDecoder()
     maps, rows = [], []
@@ -174,13 +175,14 @@ def test_table_map_cache_reuses_identical_bodies_only(server: Any, unique_databa
             maps.append(ev)
         elif isinstance(ev, ROWS_EVENTS) and ev.schema == database:
             rows.extend(decode(ev))
-    assert len(maps) == 4
+    assert len(maps) == 5
     assert maps[0].get_table() is maps[1].get_table()  # same body: parsed once
     assert maps[2].get_table() is not maps[1].get_table()  # after ALTER
-    assert maps[2].get_table() is maps[3].get_table()
+    assert maps[2].get_table() is maps[3].get_table() is maps[4].get_table()  # also across a rotation
     assert [c.name for c in maps[3].columns] == ["id", "a", "b"]
     assert rows == [(None, [1, "x"]), (None, [2, "y"]), (None, [3, "z", 8]),
-                    ([1, "x", 7], [1, "w", 7]), ([2, "y", 7], [2, "w", 7]), ([3, "z", 8], [3, "w", 8])]
+                    ([1, "x", 7], [1, "w", 7]), ([2, "y", 7], [2, "w", 7]), ([3, "z", 8], [3, "w", 8]),
+                    (None, [4, "v", 9])]
 
 
 class RecordingEmitter:

@@ -68,7 +68,7 @@ def test_every_problem_reported_at_once(tmp_path):
 
 
 def test_removed_snapshot_mode_names_the_new_one(tmp_path):
-    with pytest.raises(ConfigError, match="renamed to 'no_data'"):
+    with pytest.raises(ConfigError, match="use 'no_data' instead"):
         load_config(write(tmp_path, SERVER + "debezium.source.snapshot.mode=schema_only\n"), environ={}).settings()
 
 
