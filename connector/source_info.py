@@ -11,7 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from enum import Enum
 
+from functools import lru_cache
+
 from connector.serde.connect_schema import ConnectSchema, Type, struct
+from connector.serde.java_text import jackson_string
 
 __all__ = ["SnapshotMarker", "SourceInfo", "SOURCE_SCHEMA", "DEFAULT_VERSION"]
 
@@ -116,5 +119,35 @@ class SourceInfo:
             self.query,
         )
 
+    def json(self) -> str:
+        """The payload JSON, equal to `SOURCE_SCHEMA.writer(self.values())`, built directly because it is
+        written for every record (the leading constant fields come from a per-connector cache)."""
+        ts_ns = self.ts_ns
+        snapshot = self.snapshot
+        return "".join((
+            _constant_prefix(self.version, self.connector, self.name),
+            str(ts_ns // 1_000_000),
+            ',"snapshot":', '"false"' if snapshot is None else jackson_string(snapshot.value),
+            ',"db":', jackson_string(self.db),
+            ',"sequence":', "null" if self.sequence is None else jackson_string(self.sequence),
+            ',"ts_us":', str(ts_ns // 1_000),
+            ',"ts_ns":', str(ts_ns),
+            ',"table":', "null" if self.table is None else jackson_string(self.table),
+            ',"server_id":', str(self.server_id),
+            ',"gtid":', "null" if self.gtid is None else jackson_string(self.gtid),
+            ',"file":', jackson_string(self.file),
+            ',"pos":', str(self.pos),
+            ',"row":', str(self.row),
+            ',"thread":', "null" if self.thread is None else str(self.thread),
+            ',"query":', "null" if self.query is None else jackson_string(self.query),
+            "}",
+        ))
+
     def with_(self, **changes: object) -> "SourceInfo":
         return replace(self, **changes)  # type: ignore[arg-type]
+
+
+@lru_cache(maxsize=64)
+def _constant_prefix(version: str, connector: str, name: str) -> str:
+    return (f'{{"version":{jackson_string(version)},"connector":{jackson_string(connector)},'
+            f'"name":{jackson_string(name)},"ts_ms":')

@@ -161,7 +161,7 @@ class TableSchema:
             ',"after":',
             row_writer(after),
             ',"source":',
-            SOURCE_SCHEMA.writer(source.values()),
+            source.json(),
             ',"transaction":',
             "null" if transaction is None else TX_BLOCK_SCHEMA.writer(transaction.values()),
             ',"op":"',
