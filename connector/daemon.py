@@ -239,6 +239,12 @@ class Daemon:
         s = self.settings
         mode = s.snapshot.mode
         previous = SourceOffset.from_map(stored) if stored else None
+        if previous is not None and not previous.snapshot_in_progress and mode == SnapshotMode.RECOVERY:
+            dbconn.check_position_available(ctl, previous.position())
+            log.info("snapshot.mode=recovery: rebuilding the schema history from the current tables at %s",
+                     previous.position())
+            self._snapshot(schema, table_filter, dispatcher, params, info, mode, recovery_offset=previous)
+            return previous
         if previous is not None and not previous.snapshot_in_progress and mode != SnapshotMode.ALWAYS:
             log.info("resuming from stored offset %s", stored)
             try:
@@ -253,8 +259,20 @@ class Daemon:
                 return previous
         if previous is not None and previous.snapshot_in_progress:
             log.info("the previous snapshot did not complete; starting it again")
-        if mode in (SnapshotMode.NEVER,):
-            raise ServerSetupError("snapshot.mode=never with no stored offset is not supported yet; use initial or no_data")
+        if mode == SnapshotMode.NEVER:
+            first = dbconn.binary_logs(ctl)[0][0]
+            log.info("snapshot.mode=never: streaming from the start of the oldest binlog %s; tables created "
+                     "before it have no schema and cannot be captured", first)
+            schema.reset()
+            return SourceOffset(file=first, pos=4)
+        if mode == SnapshotMode.RECOVERY:
+            raise ServerSetupError("snapshot.mode=recovery needs stored offsets (it rebuilds the schema history "
+                                   "for them); with no offsets use snapshot.mode=initial")
+        return self._snapshot(schema, table_filter, dispatcher, params, info, mode)
+
+    def _snapshot(self, schema: Any, table_filter: TableFilter, dispatcher: Dispatcher, params: ConnectionParams,
+                  info: dbconn.ServerInfo, mode: SnapshotMode, recovery_offset: SourceOffset | None = None
+                  ) -> SourceOffset:
         self.phase = "snapshot"
         self._write_status(force=True)
         schema.reset()
@@ -267,8 +285,9 @@ class Daemon:
             kwargs.update(conv=conv, autocommit=False, init_command="SET time_zone='+00:00'")
             return pymysql.connect(**kwargs)
 
-        snap = InitialSnapshot(connect, table_filter, _SnapshotEmitter(dispatcher, self, mode),
-                               lock_timeout_ms=s.snapshot.lock_timeout_ms, use_gtids=info.gtid_mode,
+        snap = InitialSnapshot(connect, table_filter, _SnapshotEmitter(dispatcher, self),
+                               lock_timeout_ms=self.settings.snapshot.lock_timeout_ms, use_gtids=info.gtid_mode,
+                               with_data=mode in SNAPSHOT_DATA_MODES, recovery_offset=recovery_offset,
                                should_stop=lambda: self.token.requested)
         result = snap.run()
         dispatcher.end_snapshot(result.offset)
@@ -330,19 +349,17 @@ class Daemon:
 class _SnapshotEmitter:
     """Snapshot → dispatcher, keeping the status file fresh while rows flow."""
 
-    def __init__(self, dispatcher: Dispatcher, daemon: Daemon, mode: SnapshotMode) -> None:
+    def __init__(self, dispatcher: Dispatcher, daemon: Daemon) -> None:
         self._dispatcher = dispatcher
         self._daemon = daemon
-        self._with_data = mode in SNAPSHOT_DATA_MODES
 
     def schema_statement(self, database: str, ddl: str, source: Any, offset: SourceOffset) -> None:
         self._dispatcher.schema_statement(database, ddl, source, offset)
 
     def snapshot_row(self, table_id: Any, values: tuple, source: Any, offset: SourceOffset) -> None:
-        if self._with_data:
-            self._dispatcher.snapshot_row(table_id, values, source, offset)
-            self._daemon._committer.maybe_commit()
-            self._daemon._write_status()
+        self._dispatcher.snapshot_row(table_id, values, source, offset)
+        self._daemon._committer.maybe_commit()
+        self._daemon._write_status()
 
     def table_known(self, table_id: Any) -> bool:
         return self._dispatcher.table_known(table_id)

@@ -54,6 +54,25 @@ class DispatchCounters:
     data_events: int = 0
 
 
+_TRUNCATE = re.compile(r"^\s*TRUNCATE\s+(?:TABLE\s+)?((?:`(?:[^`]|``)+`|[\w$]+)(?:\s*\.\s*(?:`(?:[^`]|``)+`|[\w$]+))?)",
+                       re.IGNORECASE)
+
+
+def _unquote(part: str) -> str:
+    part = part.strip()
+    return part[1:-1].replace("``", "`") if part.startswith("`") else part
+
+
+def _truncated_table(statement: str, database: str) -> TableId | None:
+    match = _TRUNCATE.match(statement)
+    if match is None:
+        return None
+    parts = re.findall(r"`(?:[^`]|``)+`|[\w$]+", match.group(1))
+    if len(parts) == 2:
+        return TableId(_unquote(parts[0]), _unquote(parts[1]))
+    return TableId(database, _unquote(parts[0])) if database else None
+
+
 _DATABASE_EVENT = re.compile(r"^\s*(CREATE|DROP)\s+(DATABASE|SCHEMA)\b|^\s*(USE|SET)\b", re.IGNORECASE)
 
 
@@ -219,7 +238,25 @@ class Dispatcher:
         self._apply_ddl(ddl, database, source, offset, snapshot=True)
 
     def ddl(self, statement: str, database: str, source: EventSource, offset: SourceOffset) -> None:
+        truncated = _truncated_table(statement, database)
+        if truncated is not None:
+            self._truncate(truncated, source, offset)
         self._apply_ddl(statement, database, source, offset, snapshot=False)
+
+    def _truncate(self, table_id: TableId, es: EventSource, offset: SourceOffset) -> None:
+        """`op=t` for TRUNCATE TABLE (emitted unless skipped.operations contains t, Debezium's default):
+        no key, no before/after, no transaction block."""
+        if Operation.TRUNCATE.value in self._events.skipped_operations or not self.filter.table_included(table_id):
+            return
+        table = self.schema.table(table_id)
+        if table is None:
+            return
+        ts = self.table_schema(table)
+        source = self._source(EventSource(
+            ts_ms=es.ts_ms, db=table_id.database, table=table_id.table, server_id=es.server_id, gtid=es.gtid,
+            file=es.file, pos=es.pos, row=0, thread=None))
+        value = ts.value_bytes(Operation.TRUNCATE, None, None, source, None, self._clock_ns())
+        self._send(OutRecord(self._topic(table_id), None, value, self._context_headers), offset.to_map())
 
     def _apply_ddl(self, ddl: str, database: str, es: EventSource, offset: SourceOffset, snapshot: bool) -> None:
         offset_map = offset.to_map()

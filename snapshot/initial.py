@@ -80,13 +80,17 @@ def marker(table_index: int, table_count: int, row_index: int, is_last_row: bool
 
 class InitialSnapshot:
     def __init__(self, connect: Callable[[], pymysql.connections.Connection], table_filter: TableFilter,
-                 emitter: SnapshotEmitter, *, lock_timeout_ms: int, use_gtids: bool, progress_interval_s: float = 10.0,
+                 emitter: SnapshotEmitter, *, lock_timeout_ms: int, use_gtids: bool, with_data: bool = True,
+                 recovery_offset: SourceOffset | None = None, progress_interval_s: float = 10.0,
                  should_stop: Callable[[], bool] = lambda: False) -> None:
         self._connect = connect
         self._filter = table_filter
         self._emitter = emitter
         self._lock_timeout_s = max(1, lock_timeout_ms // 1000)
         self._use_gtids = use_gtids
+        self._with_data = with_data
+        # snapshot.mode=recovery: schema only, recorded at the stored offset, no lock, no data.
+        self._recovery_offset = recovery_offset
         self._progress_interval_s = progress_interval_s
         self._should_stop = should_stop
 
@@ -100,6 +104,11 @@ class InitialSnapshot:
     def _run(self, conn: pymysql.connections.Connection) -> SnapshotResult:
         started = time.monotonic()
         cur = conn.cursor()
+        if self._recovery_offset is not None:
+            log.info("Recovery snapshot: reading the current schema into the history at %s",
+                     self._recovery_offset.position())
+            tables = self._read_schema(cur, self._recovery_offset)
+            return SnapshotResult(self._recovery_offset, tables, 0)
         log.info("Snapshot step 1 - Preparing: REPEATABLE READ, lock_wait_timeout=%ss", self._lock_timeout_s)
         cur.execute("SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         cur.execute(f"SET SESSION lock_wait_timeout={self._lock_timeout_s}")
@@ -134,8 +143,12 @@ class InitialSnapshot:
             cur.execute("UNLOCK TABLES")
             log.info("Writes to MySQL tables prevented for a total of %.3f s", time.monotonic() - lock_start)
 
-        log.info("Snapshot step 7 - Snapshotting data of %d table(s)", len(tables))
-        rows = self._read_data(conn, tables, offset)
+        rows = 0
+        if self._with_data:
+            log.info("Snapshot step 7 - Snapshotting data of %d table(s)", len(tables))
+            rows = self._read_data(conn, tables, offset)
+        else:
+            log.info("Snapshot step 7 - Skipping data (snapshot.mode without data)")
         cur.execute("COMMIT")
         log.info("Snapshot step 8 - Completed: %d row(s) from %d table(s) in %.1f s", rows, len(tables),
                  time.monotonic() - started)

@@ -22,7 +22,7 @@ from spark_sink.ddl_schema import schemas_from_history
 from spark_sink.decoder import KAFKA_COLUMNS, META_COLUMNS, TableLayout
 from spark_sink.kafka_source import KafkaDataSource
 from spark_sink.reader import (DecodeOptions, decode_batch, decode_split, discover_versions,
-                               read_changes, read_kafka, split_records)
+                               history_schemas, read_changes, read_kafka, split_records)
 from spark_sink.semantic_types import TimeMode
 from spark_sink.targets import DeltaTarget, ParquetTarget, SparkDeltaTarget, Target, read_current
 from spark_sink.wire import HttpSchemaRegistry, SchemaRegistry, ValueFormat
@@ -31,6 +31,7 @@ __all__ = [
     "ApplyResult", "ConnectField", "DecodeOptions", "DeltaTarget", "HttpSchemaRegistry",
     "KAFKA_COLUMNS", "KafkaDataSource", "META_COLUMNS", "ParquetTarget", "SchemaRegistry",
     "SparkDeltaTarget", "TableLayout", "Target", "TimeMode", "ValueFormat", "apply_changes",
-    "decode_batch", "decode_split", "discover_versions", "from_avro", "from_connect_json", "latest_per_key",
-    "read_changes", "read_current", "read_kafka", "schemas_from_history", "split_records",
+    "decode_batch", "decode_split", "discover_versions", "from_avro", "from_connect_json",
+    "history_schemas", "latest_per_key", "read_changes", "read_current", "read_kafka",
+    "schemas_from_history", "split_records",
 ]

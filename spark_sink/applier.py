@@ -22,7 +22,7 @@ import orjson
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
-from spark_sink.decoder import KAFKA_COLUMNS, META_COLUMNS
+from spark_sink.decoder import KAFKA_COLUMNS
 from spark_sink.reader import DecodeOptions, decode_split, split_records
 from spark_sink.semantic_types import TimeMode
 from spark_sink.targets import Target, target_for
@@ -164,5 +164,3 @@ def _apply_topic(topic: str, changes: DataFrame, sink: Target, keys: list[str],
     finally:
         changes.unpersist()
 
-
-META_NAMES = tuple(META_COLUMNS)

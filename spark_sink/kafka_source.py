@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import time
 import uuid
 from dataclasses import dataclass, field
 from typing import Any, Iterator, Mapping, Sequence
@@ -126,8 +127,6 @@ def _scan_to_eof(consumer: Any, starts: Mapping[tuple[str, int], int], limit: in
     A partition written faster than it can be scanned may not reach EOF before `timeout_s`:
     it then ends where the scan got to (still an exact offset). Only a scan that received
     nothing at all before the deadline is an error (broker unreachable)."""
-    import time
-
     from confluent_kafka import KafkaError, TopicPartition
     ends = dict(starts)
     if not starts:
@@ -163,12 +162,11 @@ def _scan_to_eof(consumer: Any, starts: Mapping[tuple[str, int], int], limit: in
     return ends
 
 
-def _parse_offsets(spec: str, parts: Sequence[tuple[str, int]], consumer: Any, earliest: bool
-                   ) -> dict[tuple[str, int], int]:
+def _parse_offsets(spec: str, parts: Sequence[tuple[str, int]], consumer: Any) -> dict[tuple[str, int], int]:
     if spec in ("earliest", "latest"):
         out = {}
+        from confluent_kafka import TopicPartition
         for t, p in parts:
-            from confluent_kafka import TopicPartition
             lo, _ = consumer.get_watermark_offsets(TopicPartition(t, p), timeout=10)
             out[(t, p)] = lo
         if spec == "latest":
@@ -181,7 +179,7 @@ def _parse_offsets(spec: str, parts: Sequence[tuple[str, int]], consumer: Any, e
         out[(t, p)] = value
     unresolved = {tp: 0 for tp, o in out.items() if o < 0}  # -2 earliest, -1 latest (as Spark)
     if unresolved:
-        resolved = _parse_offsets("earliest", list(unresolved), consumer, True)
+        resolved = _parse_offsets("earliest", list(unresolved), consumer)
         latest = _scan_to_eof(consumer, {tp: resolved[tp] for tp in unresolved if out[tp] == -1},
                               None, 30.0)
         for tp in unresolved:
@@ -221,7 +219,6 @@ def _read_range(options: KafkaOptions, part: _Range) -> Iterator[pa.RecordBatch]
         consumer.assign([TopicPartition(part.topic, part.partition, part.start)])
         cols: dict[str, list] = {n: [] for n in _ARROW_SCHEMA.names}
         position = part.start
-        import time
         quiet_since = time.monotonic()
         while position < part.end:
             batch = consumer.consume(num_messages=5000, timeout=_POLL_S)
@@ -274,7 +271,7 @@ class _StreamReader(DataSourceStreamReader):
         consumer = _consumer(self.options)
         try:
             return _to_json(_parse_offsets(self.options.starting,
-                                           _partitions(consumer, self.options), consumer, True))
+                                           _partitions(consumer, self.options), consumer))
         finally:
             consumer.close()
 
@@ -286,7 +283,7 @@ class _StreamReader(DataSourceStreamReader):
             begin = _from_json(start)
             for tp in _partitions(consumer, self.options):
                 if tp not in begin:  # a topic that appeared after the query started: from the start
-                    begin[tp] = _parse_offsets("earliest", [tp], consumer, True)[tp]
+                    begin[tp] = _parse_offsets("earliest", [tp], consumer)[tp]
             return _to_json(_scan_to_eof(consumer, begin, max_rows, self.options.eof_timeout_s))
         finally:
             consumer.close()
@@ -314,8 +311,8 @@ class _BatchReader(DataSourceReader):
         consumer = _consumer(self.options)
         try:
             parts = _partitions(consumer, self.options)
-            start = _parse_offsets(self.options.starting, parts, consumer, True)
-            end = _parse_offsets(self.options.ending, parts, consumer, False)
+            start = _parse_offsets(self.options.starting, parts, consumer)
+            end = _parse_offsets(self.options.ending, parts, consumer)
             return _ranges(_to_json(start), _to_json(end))
         finally:
             consumer.close()

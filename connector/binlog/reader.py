@@ -69,7 +69,7 @@ class ConnectionParams:
             "host": self.host,
             "port": self.port,
             "user": self.user,
-            "passwd": self.password,
+            "password": self.password,
             "connect_timeout": max(1, int(self.connect_timeout_s)),
             "charset": "utf8mb4",
         }

@@ -13,7 +13,7 @@ pytest.importorskip("deltalake")
 
 from deltalake import DeltaTable  # noqa: E402
 
-from spark_sink import (DecodeOptions, DeltaTarget, ParquetTarget, TimeMode, ValueFormat,  # noqa: E402
+from spark_sink import (DecodeOptions, DeltaTarget, ParquetTarget, ValueFormat,  # noqa: E402
                         apply_changes, decode_batch, read_changes, read_current, read_kafka)
 from spark_sink.mirror import main as mirror  # noqa: E402
 
