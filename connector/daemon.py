@@ -169,7 +169,7 @@ class Daemon:
         log.info("source server %s (%s), gtid_mode=%s", info.version, info.flavor, info.gtid_mode)
 
         writer = KafkaWriter(s.kafka.producer, max_in_flight_records=max(1, s.max_queue_size),
-                             should_stop=None)
+                             should_stop=None, poll_on_send=False)
         if writer.transactional and s.offsets.store != OFFSETS_KAFKA:
             raise ServerSetupError(
                 "transactional.id is set (exactly-once delivery) but offsets are not stored in Kafka: set "

@@ -310,6 +310,7 @@ class KafkaWriter:
         block_timeout_s: float | None = None,
         should_stop: Callable[[], bool] | None = None,
         transaction_max_age_s: float | None = None,
+        poll_on_send: bool = True,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if max_in_flight_records < 1:
@@ -319,6 +320,9 @@ class KafkaWriter:
         self._block_timeout_s = block_timeout_s
         self._should_stop = should_stop or (lambda: False)
         self._clock = clock
+        # False when another thread serves delivery callbacks (the daemon's ack poller): one poll per
+        # record on the producing thread would only add a C call and GIL hand-offs to the hot path.
+        self._poll_on_send = poll_on_send
         self._lock = threading.Lock()
         self._in_flight = 0
         self._failure: KafkaWriterError | None = None
@@ -397,7 +401,8 @@ class KafkaWriter:
                     if self._failure is None:
                         self._failure = failure
                 raise failure from exc
-        self._producer.poll(0)
+        if self._poll_on_send:
+            self._producer.poll(0)
 
     def _not_produced(self) -> None:
         with self._lock:

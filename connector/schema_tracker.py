@@ -55,6 +55,7 @@ class SchemaTracker:
             store_only_captured_databases_ddl=h.store_only_captured_databases_ddl,
             ddl_filter=ddl_filter,
             prefer_ddl=h.prefer_ddl,
+            include_comments=settings.events.include_schema_comments,
             table_filter=table_filter.table_included,
             database_filter=table_filter.database_included,
         ))

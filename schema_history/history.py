@@ -45,7 +45,7 @@ class SchemaHistory:
         self.settings = settings or SchemaHistorySettings()
         self._filter = DdlFilter(self.settings.ddl_filter)
         self._clock_ms = clock_ms
-        self._state = SchemaState()
+        self._state = SchemaState(include_comments=self.settings.include_comments)
 
     @property
     def state(self) -> SchemaState:
@@ -57,7 +57,7 @@ class SchemaHistory:
 
     def reset(self) -> None:
         """Forget the in-memory schema (a new snapshot rebuilds it; the store keeps its records)."""
-        self._state = SchemaState()
+        self._state = SchemaState(include_comments=self.settings.include_comments)
 
     def initialize_storage(self) -> None:
         self.store.check_and_initialize()
@@ -68,7 +68,8 @@ class SchemaHistory:
     def recover(self, offset: Mapping[str, Any] | None) -> SchemaState:
         """Rebuild the schema from the store up to `offset` (the connector's committed offset)."""
         self._state = recover(self.store.records(), offset, prefer_ddl=self.settings.prefer_ddl,
-                              ddl_filter=self._filter, skip_unparseable_ddl=self.settings.skip_unparseable_ddl)
+                              ddl_filter=self._filter, skip_unparseable_ddl=self.settings.skip_unparseable_ddl,
+                              state=SchemaState(include_comments=self.settings.include_comments))
         return self._state
 
     def apply_ddl(self, ddl: str, database: str | None, position: Mapping[str, Any],

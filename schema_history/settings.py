@@ -23,6 +23,8 @@ class SchemaHistorySettings:
     """`schema.history.internal.store.only.captured.databases.ddl`: record only DDL of captured databases."""
     ddl_filter: tuple[str, ...] = DEFAULT_DDL_FILTER
     """`schema.history.internal.ddl.filter`: regexes of statements never applied nor recorded."""
+    include_comments: bool = False
+    """`include.schema.comments`: keep column and table COMMENTs in the parsed tables (and history)."""
     prefer_ddl: bool = False
     """`schema.history.internal.prefer.ddl`: recover by re-parsing DDL instead of using tableChanges."""
     table_filter: Callable[[TableId], bool] = field(default=_capture_all)

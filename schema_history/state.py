@@ -20,10 +20,12 @@ class SchemaState:
     database_charsets: dict[str, str] = field(default_factory=dict)
     variables: dict[str, str | None] = field(default_factory=dict)
     current_database: str | None = None
+    # include.schema.comments: Debezium's parser keeps column/table COMMENTs only when it is set
+    include_comments: bool = False
 
     def copy(self) -> "SchemaState":
         return SchemaState(self.tables.copy(), dict(self.database_charsets), dict(self.variables),
-                           self.current_database)
+                           self.current_database, self.include_comments)
 
     def server_charset(self) -> str | None:
         return self.variables.get("character_set_server")

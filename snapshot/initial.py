@@ -64,17 +64,18 @@ def quoted_table(table_id: TableId) -> str:
 
 
 def marker(table_index: int, table_count: int, row_index: int, is_last_row: bool) -> str:
-    """Debezium's SnapshotMarkerResolver: first/last of the whole snapshot win over per-table markers."""
+    """Debezium's SnapshotMarkerResolver: first/last of the whole snapshot win over per-table markers, and
+    "last" wins over "first" (a single-row table in the middle is last_in_data_collection)."""
     first_table = table_index == 0
     last_table = table_index == table_count - 1
-    if first_table and row_index == 0:
-        return MARKER_FIRST
     if last_table and is_last_row:
         return MARKER_LAST
-    if row_index == 0:
-        return MARKER_FIRST_IN_TABLE
+    if first_table and row_index == 0:
+        return MARKER_FIRST
     if is_last_row:
         return MARKER_LAST_IN_TABLE
+    if row_index == 0:
+        return MARKER_FIRST_IN_TABLE
     return MARKER_TRUE
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from pymysqlreplication import binlogstream as _binlogstream
+from pymysqlreplication.column import Column as _PmrColumn
 from pymysqlreplication.constants import BINLOG
 from pymysqlreplication.event import BinLogEvent
 from pymysqlreplication.packet import BinLogPacketWrapper
@@ -29,6 +30,16 @@ from pymysqlreplication.row_event import TableMapEvent
 __all__ = ["CachedTableMapEvent", "TableMapCache", "install"]
 
 _HEADER = 20  # OK byte + event header, as in rows_decoder
+# MySQL 9 MYSQL_TYPE_VECTOR: pmr 1.0.x does not know it and skips its 1-byte TABLE_MAP metadata (the
+# length-prefix size, as for BLOB), which misaligns the rest of the event ("0 is not a valid MetadataFieldType").
+FIELD_TYPE_VECTOR = 242
+_pmr_parse_column = _PmrColumn._Column__parse_column_definition  # type: ignore[attr-defined]
+
+
+def _parse_column_definition(self: Any, column_type: int, packet: Any) -> None:
+    _pmr_parse_column(self, column_type, packet)
+    if column_type == FIELD_TYPE_VECTOR:
+        self.length_size = packet.read_uint8()
 # Attributes BinLogEvent.__init__ sets from the packet at hand: never copied between events.
 _PER_EVENT = frozenset({
     "packet", "table_map", "event_type", "timestamp", "event_size", "_post_header_lengths", "_ctl_connection",
@@ -82,5 +93,7 @@ class _PacketWrapper(BinLogPacketWrapper):
 
 
 def install() -> None:
-    """Route pmr's stream reader through `_PacketWrapper` (idempotent; stock behaviour for other readers)."""
+    """Route pmr's stream reader through `_PacketWrapper` (idempotent; stock behaviour for other readers),
+    and teach pmr's TABLE_MAP column parser the VECTOR metadata byte (harmless for every other type)."""
     _binlogstream.BinLogPacketWrapper = _PacketWrapper
+    _PmrColumn._Column__parse_column_definition = _parse_column_definition  # type: ignore[attr-defined]

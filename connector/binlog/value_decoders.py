@@ -383,6 +383,7 @@ _FACTORIES: dict[int, _Factory] = {
     FIELD_TYPE.BIT: _bit,
     FIELD_TYPE.GEOMETRY: _geometry,
     FIELD_TYPE.JSON: _json,
+    242: _geometry,  # MySQL 9 VECTOR: length-prefixed float32s, raw bytes (table_map_cache reads its metadata)
 }
 
 

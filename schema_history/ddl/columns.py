@@ -52,6 +52,7 @@ class ColumnSpec:
     after: str | None = None
     first: bool = False
     binary: bool = False  # the `BINARY` attribute of string types (`CHAR(3) BINARY`)
+    comment: str | None = None
 
     def set_default(self, expr: str | None) -> None:
         self.has_default = True
@@ -77,6 +78,7 @@ class ColumnSpec:
             has_default_value=has_default,
             default_value_expression=self.default_expr if has_default else None,
             enum_values=self.enum_values,
+            comment=self.comment,
         )
 
 
@@ -311,7 +313,7 @@ def _parse_constraints(cur: Cursor, spec: ColumnSpec) -> None:
             cur.accept_word("KEY", "INDEX")
             spec.unique = True
         elif cur.accept_word("COMMENT"):
-            cur.next()
+            spec.comment = cur.next().identifier()
         elif cur.accept_word("COLLATE"):
             collation = cur.identifier()  # anywhere in the definition, it decides the charset
             if spec.charset is None and spec.jdbc_type not in (Jdbc.NCHAR, Jdbc.NVARCHAR):

@@ -28,7 +28,10 @@ def _table_options(cur: Cursor, editor: TableEditor) -> None:
             return
         if cur.accept_word("DEFAULT"):
             continue
-        if cur.accept_words("CHARACTER", "SET") or cur.accept_word("CHARSET"):
+        if cur.accept_word("COMMENT"):
+            cur.accept_equals()
+            editor.comment = cur.next().identifier()
+        elif cur.accept_words("CHARACTER", "SET") or cur.accept_word("CHARSET"):
             cur.accept_equals()
             charset = cur.identifier()
             if charset.upper() != "DEFAULT":

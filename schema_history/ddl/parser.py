@@ -13,6 +13,7 @@ keyword.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Callable
 
 from schema_history.changes import SchemaChange, TableChange, TableChangeType
@@ -183,6 +184,8 @@ def apply_statement(state: SchemaState, ddl: str, database: str | None) -> list[
     if database:
         working.current_database = database
     result = handler(cur, working, text)
+    if isinstance(result, list) and not working.include_comments:
+        _drop_comments(working, result)
     state.tables, state.database_charsets, state.variables, state.current_database = (
         working.tables, working.database_charsets, working.variables, working.current_database)
     if result == NO_EVENT:
@@ -191,6 +194,15 @@ def apply_statement(state: SchemaState, ddl: str, database: str | None) -> list[
         return [_table_change(state, event) for event in result]
     db_name = result if isinstance(result, str) else (database or "")
     return [SchemaChange(database_name=db_name, ddl=text)]
+
+
+def _drop_comments(state: SchemaState, events: list[ts.TableEvent]) -> None:
+    """Without include.schema.comments Debezium's parser never records COMMENTs (history shows null)."""
+    for event in events:
+        table = state.tables.get(event.table_id)
+        if table is not None and (table.comment is not None or any(c.comment is not None for c in table.columns)):
+            state.tables.put(replace(table, comment=None,
+                                     columns=tuple(replace(c, comment=None) for c in table.columns)))
 
 
 def _table_change(state: SchemaState, event: ts.TableEvent) -> SchemaChange:

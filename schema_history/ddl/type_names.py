@@ -138,6 +138,7 @@ def _entries() -> list[TypeEntry]:
         TypeEntry(("SET",), j.CHAR, coll, ("BINARY",)),
         TypeEntry(("LONG", "VARBINARY"), j.BLOB, simple),
         TypeEntry(("LONG", "VARCHAR"), j.VARCHAR, s),
+        TypeEntry(("VECTOR",), j.OTHER, dim),  # MySQL 9: VECTOR(n), n = dimensions (Debezium: OTHER, length n)
     ]
     for word in ("GEOMETRYCOLLECTION", "GEOMCOLLECTION", "LINESTRING", "MULTILINESTRING", "MULTIPOINT",
                  "MULTIPOLYGON", "POINT", "POLYGON", "JSON", "GEOMETRY"):
