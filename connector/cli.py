@@ -38,22 +38,97 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    """Configuration, server settings and privileges (fatal), then what a start would find (reported):
+    the stored offset and whether its binlog is still there, the binlog expiry, a server-id clash."""
+    import time
+
     from connector.binlog import connection as dbconn
-    from connector.daemon import connection_params
+    from connector.binlog.reader import binlog_file_start_time
+    from connector.daemon import connection_params, make_offset_store
+    from connector.purge_monitor import SERVER_ID_OFFSET
 
     loaded = _load(args)
     for warning in loaded.warnings:
         print(f"warning: {warning}")
     settings = loaded.settings()
-    conn = dbconn.connect(connection_params(settings))
+    params = connection_params(settings)
+    store = make_offset_store(settings)
+    try:
+        stored = store.load()
+    finally:
+        store.close()
+    conn = dbconn.connect(params)
+    problems = 0
     try:
         info = dbconn.server_info(conn)
         dbconn.check_server(info)
         dbconn.check_privileges(conn, settings.database.user)
         status = dbconn.binlog_status(conn)
+        print(f"ok: {info.flavor} {info.version}, binlog at {status.position}, gtid_mode={info.gtid_mode}")
+        replicas = dbconn.replica_server_ids(conn)
+        if replicas is None:
+            print("note: cannot list the server's replicas (no privilege); database.server.id clashes not checked")
+        elif settings.database.server_id in replicas:
+            problems += 1
+            print(f"problem: another replica is connected with database.server.id={settings.database.server_id}; "
+                  f"two replicas with one server id make the server drop one of them (pick a unique id)")
+        if stored is None:
+            print(f"offsets: none stored; the connector will start with snapshot.mode={settings.snapshot.mode.value}")
+        else:
+            print(f"offsets: {json.dumps(stored, separators=(',', ':'))}")
+            est = dbconn.purge_estimate(
+                conn, str(stored.get("file")), time.time(),
+                lambda f: binlog_file_start_time(params, settings.database.server_id + SERVER_ID_OFFSET, f))
+            if not est.available:
+                problems += 1
+                print(f"problem: the stored position {stored.get('file')}:{stored.get('pos')} was purged (oldest "
+                      f"binlog {est.oldest_file}); a start fails unless snapshot.mode=when_needed")
+            elif est.seconds_left is None:
+                print("binlog expiry: off (binlogs are never purged automatically)")
+            else:
+                print(f"binlog expiry: {est.expire_seconds:.0f} s; the stored position's binlog may be purged in "
+                      f"about {est.seconds_left:.0f} s")
     finally:
         conn.close()
-    print(f"ok: {info.flavor} {info.version}, binlog at {status.position}, gtid_mode={info.gtid_mode}")
+    return 1 if problems else 0
+
+
+def cmd_offsets_set(args: argparse.Namespace) -> int:
+    """Like Debezium's `set-binlog-position` signal, for a stopped connector: the next start streams from
+    FILE:POS (and, on a GTID server, treats GTIDS as already done). The schema history is left as it is."""
+    from connector.binlog import connection as dbconn
+    from connector.binlog.gtid import GtidSet
+    from connector.binlog.position import SourceOffset
+    from connector.daemon import connection_params, make_offset_store
+
+    settings = _load(args).settings()
+    gtids = str(GtidSet.parse(args.gtids)) if args.gtids else None
+    if args.pos < 4:
+        raise ConfigError([f"--pos {args.pos}: a binlog position is at least 4 (after the magic header)"])
+    if not args.no_check:
+        conn = dbconn.connect(connection_params(settings))
+        try:
+            info = dbconn.server_info(conn)
+            sizes = dict(dbconn.binary_logs(conn))
+        finally:
+            conn.close()
+        if args.file not in sizes:
+            raise ConfigError([f"--file {args.file}: not on the server (binlogs: {', '.join(sizes) or 'none'})"])
+        if args.pos > sizes[args.file]:
+            raise ConfigError([f"--pos {args.pos}: beyond the end of {args.file} ({sizes[args.file]} bytes)"])
+        if info.gtid_mode and gtids is None:
+            print("warning: the server has GTIDs; without --gtids the offset records no completed GTID set",
+                  file=sys.stderr)
+    offset = SourceOffset(file=args.file, pos=args.pos, server_id=args.server_id or 0, gtids=gtids)
+    store = make_offset_store(settings)
+    try:
+        previous = store.load()
+        store.save(offset.to_map())
+    finally:
+        store.close()
+    print(json.dumps({"previous": previous, "new": offset.to_map()}, indent=2))
+    print("the schema history was not changed: if DDL lies between the two positions, start once with "
+          "snapshot.mode=recovery", file=sys.stderr)
     return 0
 
 
@@ -95,7 +170,9 @@ def build_parser() -> argparse.ArgumentParser:
     run_p.add_argument("--status-file", help="keep a JSON status file here (phase, position, counters)")
     run_p.set_defaults(func=cmd_run)
 
-    val_p = sub.add_parser("validate", help="check the configuration and the server settings and privileges")
+    val_p = sub.add_parser("validate", help="check the configuration, the server settings and privileges, the "
+                                             "stored offset, binlog expiry and server-id clashes (exit 1 on a "
+                                             "problem, 2 on a fatal one)")
     with_config(val_p)
     val_p.set_defaults(func=cmd_validate)
 
@@ -104,6 +181,14 @@ def build_parser() -> argparse.ArgumentParser:
     show_p = off_sub.add_parser("show", help="print the stored offsets as JSON")
     with_config(show_p)
     show_p.set_defaults(func=cmd_offsets_show)
+    set_p = off_sub.add_parser("set", help="move the stored position (stop the connector first)")
+    with_config(set_p)
+    set_p.add_argument("--file", required=True, help="binlog file name, e.g. mysql-bin.000003")
+    set_p.add_argument("--pos", required=True, type=int, help="position of an event start in that file")
+    set_p.add_argument("--gtids", help="GTID set of the transactions already done (MySQL GTID servers)")
+    set_p.add_argument("--server-id", type=int, help="server_id to record in the offset (informational)")
+    set_p.add_argument("--no-check", action="store_true", help="do not check the position against the server")
+    set_p.set_defaults(func=cmd_offsets_set)
 
     props_p = sub.add_parser("properties", help="list every supported property with its default")
     props_p.set_defaults(func=cmd_properties)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pymysql
+from pymysqlreplication.event import XidEvent
 
 from connector.binlog import connection as dbconn
 from connector.binlog.gtid import GtidSet
@@ -26,8 +27,11 @@ from connector.config.settings import OFFSETS_FILE, OFFSETS_KAFKA, Settings
 from connector.converters.base import ValueSettings
 from connector.converters.snapshot_conv import allow_binary_vectors, pymysql_conversions
 from connector.dispatcher import Dispatcher
-from connector.errors import RetriableError, ServerSetupError, TerminalError
+from connector.errors import RetriableError, SchemaError, ServerSetupError, TerminalError
 from connector.filters import ColumnFilter, TableFilter
+from connector.heartbeat import ActionQuery, Heartbeat
+from connector.metrics import MetricsServer, StreamingCollector, StreamingStats, build_registry
+from connector.purge_monitor import PurgeMonitor
 from connector.kafka_writer import KafkaWriter
 from connector.offsets.committer import OffsetCommitter
 from connector.offsets.file_store import FileOffsetStore
@@ -35,13 +39,17 @@ from connector.offsets.kafka_store import KafkaOffsetStore
 from connector.offsets.store import OffsetStore, partition_key
 from connector.offsets.tracker import OffsetTracker
 from connector.offsets.transactional import TransactionalCommitter
+from connector.live_schema import LiveSchema, changes_shape, shape_ddl_table
 from connector.schema_tracker import build_schema_tracker
 from connector.shutdown import ShutdownToken
 from connector.status import StatusFile
 from connector.streaming import ResumePoint, StreamingHandler, StreamingState
 from connector.converters.mappers import column_mappers_from_properties, mapper_lookup
 from connector.table_schema import TableSchemaBuilder, message_key_columns, source_type_propagation
-from snapshot.initial import InitialSnapshot
+from snapshot.initial import InitialSnapshot, ResumeInvalid
+from snapshot.metrics import SnapshotMetrics
+from snapshot.plan import SnapshotQueries
+from snapshot.resume import ResumePoint
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +96,7 @@ def table_schema_builder(settings: Settings) -> TableSchemaBuilder:
         settings.topics.prefix,
         value_settings(settings),
         schemas_enable=settings.kafka.value_schemas_enable,
+        key_schemas_enable=settings.kafka.key_schemas_enable,
         key_columns=message_key_columns(settings.message_key_columns),
         column_filter=columns.keep if columns.active else None,
         propagate_source_type=source_type_propagation(ev.column_propagate_source_type,
@@ -153,6 +162,8 @@ class Daemon:
         self.status = StatusFile(status_path)
         self.phase = "starting"
         self.reader: BinlogReader | None = None
+        self.stats = StreamingStats()
+        self.snapshot_metrics = SnapshotMetrics()
 
     # ---------------------------------------------------------------- wiring
     def run(self) -> int:
@@ -178,6 +189,9 @@ class Daemon:
         stored = offsets.load()
         table_filter = TableFilter(s.filters)
         schema = build_schema_tracker(s, table_filter)
+        live = LiveSchema(lambda: dbconn.connect(params))
+        schema.attach_live(live)  # SHOW CREATE TABLE fallback for unparseable table DDL
+        self._live = live
         tracker = OffsetTracker()
         builder = table_schema_builder(s)
         dispatcher = Dispatcher(s, schema, builder, writer, tracker, table_filter)
@@ -191,6 +205,7 @@ class Daemon:
         else:
             committer = OffsetCommitter(tracker, offsets, s.offsets.flush_interval_ms)
         self._writer, self._dispatcher, self._committer = writer, dispatcher, committer
+        metrics = self._start_metrics(dispatcher)
         poller = self._poller = AckPoller(writer).start()
         try:
             offset = self._start_offset(stored, ctl, info, schema, table_filter, dispatcher, params)
@@ -213,6 +228,17 @@ class Daemon:
                 schema.close()
                 ctl.close()
                 self._write_status(force=True)
+                if metrics is not None:
+                    metrics.stop()
+
+    def _start_metrics(self, dispatcher: Dispatcher) -> MetricsServer | None:
+        s = self.settings
+        if not s.metrics_port:
+            return None
+        c = dispatcher.counters
+        collector = StreamingCollector(s.topics.prefix, self.stats, lambda: c.data_events, lambda: c.records_sent,
+                                       lambda: c.records_acked)
+        return MetricsServer(s.metrics_host, s.metrics_port, build_registry(collector), self.stats).start()
 
     def _flush_and_commit(self, final: bool = False) -> None:
         if isinstance(self._committer, TransactionalCommitter):
@@ -222,6 +248,7 @@ class Daemon:
             self._committer.commit()
 
     def _write_status(self, force: bool = False) -> None:
+        self.stats.phase = self.phase
         reader = self.reader
         self.status.write({
             "phase": self.phase,
@@ -230,6 +257,7 @@ class Daemon:
             "records_sent": self._dispatcher.counters.records_sent,
             "records_acked": self._dispatcher.counters.records_acked,
             "committed_offset": self._committer.last_committed,
+            "snapshot": self.snapshot_metrics.as_dict(),
         }, force=force)
 
     # ---------------------------------------------------------------- snapshot or resume
@@ -240,7 +268,8 @@ class Daemon:
         mode = s.snapshot.mode
         previous = SourceOffset.from_map(stored) if stored else None
         if previous is not None and not previous.snapshot_in_progress and mode == SnapshotMode.RECOVERY:
-            dbconn.check_position_available(ctl, previous.position())
+            self._check_available(ctl, info, previous)
+            self._refuse_recovery_after_ddl(previous, table_filter)
             log.info("snapshot.mode=recovery: rebuilding the schema history from the current tables at %s",
                      previous.position())
             self._snapshot(schema, table_filter, dispatcher, params, info, mode, recovery_offset=previous)
@@ -248,7 +277,7 @@ class Daemon:
         if previous is not None and not previous.snapshot_in_progress and mode != SnapshotMode.ALWAYS:
             log.info("resuming from stored offset %s", stored)
             try:
-                dbconn.check_position_available(ctl, previous.position())
+                self._check_available(ctl, info, previous)
             except ServerSetupError:
                 if mode != SnapshotMode.WHEN_NEEDED:
                     raise
@@ -258,6 +287,10 @@ class Daemon:
                 schema.recover(previous.to_map(include_transaction=False))
                 return previous
         if previous is not None and previous.snapshot_in_progress:
+            resumed = self._resume_snapshot(stored, previous, ctl, info, schema, table_filter, dispatcher, params,
+                                            mode)
+            if resumed is not None:
+                return resumed
             log.info("the previous snapshot did not complete; starting it again")
         if mode == SnapshotMode.NEVER:
             first = dbconn.binary_logs(ctl)[0][0]
@@ -270,12 +303,57 @@ class Daemon:
                                    "for them); with no offsets use snapshot.mode=initial")
         return self._snapshot(schema, table_filter, dispatcher, params, info, mode)
 
+    def _resume_snapshot(self, stored: dict[str, Any] | None, previous: SourceOffset,
+                         ctl: pymysql.connections.Connection, info: dbconn.ServerInfo, schema: Any,
+                         table_filter: TableFilter, dispatcher: Dispatcher, params: ConnectionParams,
+                         mode: SnapshotMode) -> SourceOffset | None:
+        """Continue an interrupted snapshot where its acknowledged records end (snapshot/resume.py), or None
+        when it must start over."""
+        point = ResumePoint.from_offset(stored)
+        if point is None or not self.settings.snapshot.resume_enabled or mode not in SNAPSHOT_DATA_MODES:
+            return None
+        try:
+            self._check_available(ctl, info, previous)
+            schema.recover(previous.to_map(include_transaction=False))
+        except (ServerSetupError, SchemaError) as exc:
+            log.warning("the interrupted snapshot cannot be resumed (%s)", exc)
+            return None
+        try:
+            return self._snapshot(schema, table_filter, dispatcher, params, info, mode, resume=point,
+                                  resume_offset=previous)
+        except ResumeInvalid as exc:  # raised before any row is sent
+            log.warning("the interrupted snapshot cannot be resumed (%s)", exc)
+            return None
+
+    def _refuse_recovery_after_ddl(self, previous: SourceOffset, table_filter: TableFilter) -> None:
+        """snapshot.mode=recovery records the current tables at the stored offset: wrong if DDL of a captured
+        database ran since then (rows before that DDL would be decoded with the newer shape)."""
+        for query in self._live.queries_after(previous.file, previous.pos, include_start=True):
+            if not changes_shape(query.statement):
+                continue
+            table_id = shape_ddl_table(query.statement, query.database)
+            database = table_id.database if table_id is not None else query.database
+            if database is None or table_filter.database_included(database):
+                raise ServerSetupError(
+                    f"snapshot.mode=recovery refused: DDL ran after the stored offset {previous.file}:{previous.pos} "
+                    f"(at {query.file}:{query.pos}: {' '.join(query.statement.split())[:200]}), so the current "
+                    f"tables are not the schema at that offset. Restore the lost history instead, or start over "
+                    f"with new offsets and snapshot.mode=initial")
+
+    @staticmethod
+    def _check_available(ctl: pymysql.connections.Connection, info: dbconn.ServerInfo, offset: SourceOffset) -> None:
+        if info.gtid_mode and offset.gtids:
+            dbconn.check_gtids_available(ctl, offset.gtids)
+        else:
+            dbconn.check_position_available(ctl, offset.position())
+
     def _snapshot(self, schema: Any, table_filter: TableFilter, dispatcher: Dispatcher, params: ConnectionParams,
-                  info: dbconn.ServerInfo, mode: SnapshotMode, recovery_offset: SourceOffset | None = None
-                  ) -> SourceOffset:
+                  info: dbconn.ServerInfo, mode: SnapshotMode, recovery_offset: SourceOffset | None = None,
+                  resume: ResumePoint | None = None, resume_offset: SourceOffset | None = None) -> SourceOffset:
         self.phase = "snapshot"
         self._write_status(force=True)
-        schema.reset()
+        if resume is None:
+            schema.reset()
         conv = pymysql_conversions()
         # PyMySQL cannot read MySQL 9 VECTOR columns unless told they are binary.
         allow_binary_vectors()
@@ -285,10 +363,21 @@ class Daemon:
             kwargs.update(conv=conv, autocommit=False, init_command="SET time_zone='+00:00'")
             return pymysql.connect(**kwargs)
 
+        ss = self.settings.snapshot
+        queries = SnapshotQueries.from_properties(self.settings.raw, ss.include_collection_list,
+                                                  ss.tables_order_by_row_count, ss.min_row_count_to_stream_results,
+                                                  ss.fetch_size, self.settings.filters.table_include)
         snap = InitialSnapshot(connect, table_filter, _SnapshotEmitter(dispatcher, self),
-                               lock_timeout_ms=self.settings.snapshot.lock_timeout_ms, use_gtids=info.gtid_mode,
+                               lock_timeout_ms=ss.lock_timeout_ms, use_gtids=info.gtid_mode,
                                with_data=mode in SNAPSHOT_DATA_MODES, recovery_offset=recovery_offset,
-                               should_stop=lambda: self.token.requested)
+                               should_stop=lambda: self.token.requested, locking_mode=ss.locking_mode,
+                               queries=queries, metrics=self.snapshot_metrics, resumable=ss.resume_enabled,
+                               resume=resume, resume_offset=resume_offset)
+        if ss.delay_ms and recovery_offset is None:
+            log.info("snapshot.delay.ms: waiting %d ms before the snapshot starts", ss.delay_ms)
+            self.token.wait(ss.delay_ms / 1000)
+            if self.token.requested:
+                raise InterruptedError("stopped during snapshot.delay.ms")
         result = snap.run()
         dispatcher.end_snapshot(result.offset)
         # With no data (no_data mode, or empty tables) no record may carry the completed offset: record it anyway.
@@ -312,57 +401,108 @@ class Daemon:
         )
         handler = StreamingHandler(state, dispatcher, use_gtids=use_gtids, is_mariadb=info.is_mariadb,
                                    provide_transaction_metadata=s.events.provide_transaction_metadata)
+        heartbeat = self._heartbeat(params, dispatcher)
+        stats = self.stats
+        stats.gtid_mode = use_gtids
+        purge = PurgeMonitor(params, s.database.server_id, s.purge_check_interval_ms, stats,
+                             lambda: self._committer.last_committed)
+        # The server's own heartbeats wake an idle reader; they must come at least as often as ours.
+        server_heartbeat_s = max(0.1, min(1.0, heartbeat.interval_s)) if heartbeat.enabled else 1.0
         attempts = 0
-        while not self.token.requested:
-            start = BinlogPosition(state.file, state.restart_pos)
-            if state.in_tx:
-                # Reconnect at the transaction start and skip what was already emitted.
-                state.resume = ResumePoint(state.events, state.rows, state.tx)
-                state.in_tx = False
-            self.reader = reader = BinlogReader(params, s.database.server_id, start)
-            try:
-                reader.open()
-                self._write_status(force=True)
-                for pe in reader.events():
-                    handler.handle(pe)
-                    attempts = 0
-                    self._poller.check()
-                    self._committer.maybe_commit()
-                    self._write_status()
-                    if self.token.requested:
-                        break
-                else:
-                    log.warning("binlog stream ended at %s:%s; reconnecting", reader.file, reader.next_pos)
-            except (pymysql.err.OperationalError, ConnectionError, OSError, RetriableError) as exc:
-                attempts += 1
-                if s.errors_max_retries >= 0 and attempts > s.errors_max_retries:
-                    raise
-                delay = min(30.0, 0.5 * 2 ** min(attempts, 6))
-                log.warning("binlog connection lost at %s:%s (%s); reconnecting from %s:%s in %.1f s (attempt %d)",
-                            reader.file, reader.next_pos, exc, state.file, state.restart_pos, delay, attempts)
-                self.token.wait(delay)
-            finally:
-                reader.close()
+        try:
+            while not self.token.requested:
+                start = BinlogPosition(state.file, state.restart_pos)
+                if state.in_tx:
+                    # Reconnect at the transaction start and skip what was already emitted (its END was not).
+                    state.resume = ResumePoint(state.events, state.rows, state.tx, in_progress=True)
+                    state.in_tx = False
+                self.reader = reader = BinlogReader(params, s.database.server_id, start,
+                                                    heartbeat_interval_s=server_heartbeat_s,
+                                                    auto_position=state.restart_gtids if use_gtids else None)
+                try:
+                    reader.open()
+                    self._write_status(force=True)
+                    for pe in reader.events():
+                        handler.handle(pe)
+                        attempts = 0
+                        if not stats.connected:
+                            stats.set_connected(True)
+                        stats.event(pe.file, pe.next_pos, pe.timestamp, time.time_ns() // 1_000_000)
+                        if type(pe.event) is XidEvent:
+                            stats.committed_transactions += 1
+                            if state.current_gtids is not None:
+                                stats.gtid_set = state.restart_gtids or ""
+                        if not state.in_tx and heartbeat.due():
+                            # Between transactions the restart position already points past the last event.
+                            heartbeat.emit(state.offset(rows=0, with_tx=False).with_(event=0))
+                            stats.heartbeats_sent = heartbeat.sent
+                        self._poller.check()
+                        self._committer.maybe_commit()
+                        purge.maybe_check()
+                        self._write_status()
+                        if self.token.requested:
+                            break
+                    else:
+                        log.warning("binlog stream ended at %s:%s; reconnecting", reader.file, reader.next_pos)
+                except (pymysql.err.OperationalError, ConnectionError, OSError, RetriableError) as exc:
+                    stats.set_connected(False)
+                    stats.disconnects += 1
+                    attempts += 1
+                    if s.errors_max_retries >= 0 and attempts > s.errors_max_retries:
+                        raise
+                    delay = min(30.0, 0.5 * 2 ** min(attempts, 6))
+                    log.warning("binlog connection lost at %s:%s (%s); reconnecting from %s:%s in %.1f s "
+                                "(attempt %d)", reader.file, reader.next_pos, exc, state.file, state.restart_pos,
+                                delay, attempts)
+                    self.token.wait(delay)
+                finally:
+                    reader.close()
+        finally:
+            stats.set_connected(False)
+            heartbeat.close()
         log.info("stopping: last reader position %s:%s", state.file, state.restart_pos)
+
+    def _heartbeat(self, params: ConnectionParams, dispatcher: Dispatcher) -> Heartbeat:
+        s = self.settings
+        action = None
+        if s.heartbeat_action_query:
+            action = ActionQuery(s.heartbeat_action_query, lambda: dbconn.connect(params))
+        return Heartbeat(s.heartbeat_interval_ms, s.topics.heartbeat_topic(), s.topics.prefix, dispatcher,
+                         key_schemas=s.kafka.key_schemas_enable, value_schemas=s.kafka.value_schemas_enable,
+                         action=action)
 
 
 class _SnapshotEmitter:
     """Snapshot → dispatcher, keeping the status file fresh while rows flow."""
 
+    # Committing and the status file are time-based: looking at the clock every row costs ~5% of the
+    # snapshot's throughput, every 256 rows nothing.
+    HOUSEKEEPING_EVERY = 256
+
     def __init__(self, dispatcher: Dispatcher, daemon: Daemon) -> None:
         self._dispatcher = dispatcher
         self._daemon = daemon
+        self._rows = 0
 
     def schema_statement(self, database: str, ddl: str, source: Any, offset: SourceOffset) -> None:
         self._dispatcher.schema_statement(database, ddl, source, offset)
 
     def snapshot_row(self, table_id: Any, values: tuple, source: Any, offset: SourceOffset) -> None:
         self._dispatcher.snapshot_row(table_id, values, source, offset)
-        self._daemon._committer.maybe_commit()
-        self._daemon._write_status()
+        self._rows += 1
+        if self._rows % self.HOUSEKEEPING_EVERY == 0:
+            self._daemon._poller.check()
+            self._daemon._committer.maybe_commit()
+            self._daemon._write_status()
 
     def table_known(self, table_id: Any) -> bool:
         return self._dispatcher.table_known(table_id)
+
+    def table_columns(self, table_id: Any) -> tuple[list[str], tuple[str, ...]]:
+        table = self._dispatcher.schema.table(table_id)
+        if table is None:
+            return [], ()
+        return table.column_names(), tuple(table.primary_key_column_names)
 
 
 def run(loaded: LoadedConfig, token: ShutdownToken, status_path: Path | None = None) -> int:

@@ -21,10 +21,14 @@ from connector.binlog.position import SourceOffset, TransactionState
 from connector.config.modes import Operation
 from connector.config.settings import Settings
 from connector.envelope import PlannedEvent, TxBlock, plan_row
+from connector.config.modes import InconsistentSchemaHandlingMode
 from connector.errors import SchemaError
+from connector.schema_check import mismatch
 from connector.filters import TableFilter
 from connector.kafka_writer import OutRecord
 from connector.offsets.tracker import OffsetTracker
+from connector.serde.avro import RecordSerializer, record_serializer
+from connector.serde.connect_schema import ConnectSchema
 from connector.serde.java_hashmap import hashmap_order
 from connector.source_info import SnapshotMarker, SourceInfo
 from connector.streaming import EventPositions, EventSource, RowChange
@@ -103,7 +107,8 @@ class _FixedPosition:
 class Dispatcher:
     def __init__(self, settings: Settings, schema: SchemaTracker, builder: TableSchemaBuilder, sink: RecordSink,
                  tracker: OffsetTracker, table_filter: TableFilter, *, connector_name: str = "mysql",
-                 version: str | None = None, clock_ns: Callable[[], int] = time.time_ns) -> None:
+                 version: str | None = None, clock_ns: Callable[[], int] = time.time_ns,
+                 serializer: RecordSerializer | None = None) -> None:
         self.settings = settings
         self.schema = schema
         self.builder = builder
@@ -125,14 +130,26 @@ class Dispatcher:
         )
         self._key_schemas = settings.kafka.key_schemas_enable
         self._value_schemas = settings.kafka.value_schemas_enable
+        # Picked once: None keeps the JSON text fast path; otherwise (Avro on either side) every record goes
+        # through Connect values and the key and value converters.
+        kafka = settings.kafka
+        self._serializer = serializer if serializer is not None else record_serializer(
+            kafka.key_format, kafka.value_format, key_registry_url=kafka.key_schema_registry_url,
+            value_registry_url=kafka.value_schema_registry_url, key_schemas_enable=kafka.key_schemas_enable,
+            value_schemas_enable=kafka.value_schemas_enable, basic_auth=kafka.schema_registry_basic_auth)
         self._table_schemas: dict[int, tuple[Table, TableSchema]] = {}
+        # TABLE_MAP verification: (table version, binlog types) already found consistent; tables whose rows
+        # are skipped until their next TABLE_MAP (inconsistent.schema.handling.mode=warn/skip)
+        self._checked_maps: set[tuple[int, tuple[int, ...]]] = set()
+        self._inconsistent: set[TableId] = set()
         self._held: tuple[SchemaChange, EventSource, int | None, SourceOffset] | None = None
         self._topic_cache: dict[TableId, str] = {}
 
     # ---------------------------------------------------------------- helpers
     def _source(self, es: EventSource, ts_ns: int | None = None) -> SourceInfo:
         kwargs: dict[str, Any] = dict(
-            name=self._topics.prefix, ts_ns=es.ts_ms * 1_000_000 if ts_ns is None else ts_ns,
+            name=self._topics.prefix,
+            ts_ns=ts_ns if ts_ns is not None else es.ts_us * 1000 if es.ts_us else es.ts_ms * 1_000_000,
             snapshot=SnapshotMarker(es.snapshot) if es.snapshot else None, db=es.db, table=es.table,
             server_id=es.server_id, gtid=es.gtid, file=es.file, pos=es.pos, row=es.row, thread=es.thread,
             query=es.query, connector=self._connector_name,
@@ -150,6 +167,22 @@ class Dispatcher:
             self.tracker.ack(seq)
 
         self.sink.send(record, acked)
+
+    def send_record(self, record: OutRecord, offset: dict[str, Any] | None) -> None:
+        """A record built elsewhere (heartbeats), tracked and committed like every other."""
+        self._send(record, offset)
+
+    def serialize(self, topic: str, key_schema: ConnectSchema | None, key: Any, value_schema: ConnectSchema | None,
+                  value: Any) -> tuple[bytes | None, bytes | None]:
+        """Key then value bytes through the run's converters (Connect's order: the key first, so that a fresh
+        registry hands out ids as AvroConverter does). Also for records built elsewhere (heartbeats)."""
+        if self._serializer is None:
+            from connector.serde.json_converter import JsonConverter
+
+            return (JsonConverter(self._key_schemas).to_bytes(key_schema, key) if key is not None else None,
+                    JsonConverter(self._value_schemas).to_bytes(value_schema, value) if value is not None else None)
+        return (self._serializer.key.serialize(topic, key_schema, key),
+                self._serializer.value.serialize(topic, value_schema, value))
 
     def table_schema(self, table: Table) -> TableSchema:
         # Tables are immutable: one TableSchema per table version, keyed by identity.
@@ -169,7 +202,34 @@ class Dispatcher:
 
     # ---------------------------------------------------------------- filters
     def wants_table(self, table_id: TableId) -> bool:
-        return self.filter.table_included(table_id)
+        return self.filter.table_included(table_id) and table_id not in self._inconsistent
+
+    def table_map(self, table_id: TableId, binlog_types: tuple[int, ...], file: str, pos: int) -> None:
+        """Check a TABLE_MAP of a captured table against the in-memory schema; on a mismatch stop, or
+        with inconsistent.schema.handling.mode=warn/skip drop that table's rows until its next TABLE_MAP."""
+        if not self.filter.table_included(table_id):
+            return
+        table = self.schema.table(table_id)
+        if table is not None and (id(table), binlog_types) in self._checked_maps:
+            self._inconsistent.discard(table_id)
+            return
+        problem = "the schema history has no definition for it" if table is None else mismatch(table, binlog_types)
+        if problem is None:
+            self._checked_maps.add((id(table), binlog_types))
+            self._inconsistent.discard(table_id)
+            return
+        last = getattr(self.schema, "last_ddl", lambda t: None)(table_id)
+        message = (f"TABLE_MAP of {table_id.dotted()} at binlog {file}:{pos} does not match the schema history: "
+                   f"{problem}; last DDL applied to this table: {last if last is not None else '(none recorded)'}")
+        mode = self._events.inconsistent_schema_handling_mode
+        if mode == InconsistentSchemaHandlingMode.FAIL:
+            raise SchemaError(message + ". Fix or restore the schema history (snapshot.mode=recovery rebuilds it), "
+                              "or set inconsistent.schema.handling.mode=warn/skip to skip such rows")
+        if mode == InconsistentSchemaHandlingMode.WARN:
+            log.warning("%s; skipping its rows (inconsistent.schema.handling.mode=warn)", message)
+        else:
+            log.debug("%s; skipping its rows (inconsistent.schema.handling.mode=skip)", message)
+        self._inconsistent.add(table_id)
 
     def table_known(self, table_id: TableId) -> bool:
         return self.schema.table(table_id) is not None
@@ -220,8 +280,13 @@ class Dispatcher:
             tx = TxBlock(*tx_block) if tx_block is not None else None
             offset_map = offset.to_map()
             headers = self._headers_for(ts, event)
-            key = ts.key_bytes(event.key_of) if event.key_of is not None else None
-            value = ts.value_bytes(event.op, event.before, event.after, source, tx, now_ns)
+            if self._serializer is None:
+                key = ts.key_bytes(event.key_of) if event.key_of is not None else None
+                value = ts.value_bytes(event.op, event.before, event.after, source, tx, now_ns)
+            else:
+                key, value = self.serialize(
+                    topic, ts.key_schema, ts.key_values(event.key_of) if event.key_of is not None else None,
+                    ts.envelope, ts.envelope_values(event.op, event.before, event.after, source, tx, now_ns))
             # A delete and its tombstone share one offset: only the last of them carries it.
             self._send(OutRecord(topic, key, value, headers), None if event.tombstone else offset_map)
             if event.tombstone:
@@ -255,7 +320,12 @@ class Dispatcher:
         source = self._source(EventSource(
             ts_ms=es.ts_ms, db=table_id.database, table=table_id.table, server_id=es.server_id, gtid=es.gtid,
             file=es.file, pos=es.pos, row=0, thread=None))
-        value = ts.value_bytes(Operation.TRUNCATE, None, None, source, None, self._clock_ns())
+        if self._serializer is None:
+            value = ts.value_bytes(Operation.TRUNCATE, None, None, source, None, self._clock_ns())
+        else:
+            _, value = self.serialize(self._topic(table_id), None, None, ts.envelope,
+                                      ts.envelope_values(Operation.TRUNCATE, None, None, source, None,
+                                                         self._clock_ns()))
         self._send(OutRecord(self._topic(table_id), None, value, self._context_headers), offset.to_map())
 
     def _apply_ddl(self, ddl: str, database: str, es: EventSource, offset: SourceOffset, snapshot: bool) -> None:
@@ -268,7 +338,7 @@ class Dispatcher:
             es_for = EventSource(
                 ts_ms=es.ts_ms, db=change.database_name, table=table,
                 server_id=es.server_id, gtid=es.gtid, file=es.file, pos=es.pos, row=es.row, thread=es.thread,
-                snapshot=es.snapshot)
+                snapshot=es.snapshot, ts_us=es.ts_us)
             ts_ns = self._clock_ns() if snapshot else None
             if snapshot:
                 # The snapshot's last record is marked `last` and carries the completed offset; until we know
@@ -281,11 +351,15 @@ class Dispatcher:
     def _send_schema_change(self, change: SchemaChange, es: EventSource, ts_ns: int | None,
                             offset_map: dict[str, Any]) -> None:
         entries = tuple(records.TableChangeEntry(c.type.value, c.id, c.table) for c in change.table_changes)
-        value = records.schema_change_value_bytes(
-            records.SchemaChange(self._source(es, ts_ns), self._clock_ns() // 1_000_000,
-                                 change.database_name, change.ddl, entries, change.schema_name),
-            self._value_schemas)
-        key = records.schema_change_key_bytes(change.database_name, self._key_schemas)
+        event = records.SchemaChange(self._source(es, ts_ns), self._clock_ns() // 1_000_000,
+                                     change.database_name, change.ddl, entries, change.schema_name)
+        if self._serializer is None:
+            value = records.schema_change_value_bytes(event, self._value_schemas)
+            key = records.schema_change_key_bytes(change.database_name, self._key_schemas)
+        else:
+            key, value = self.serialize(self._topics.schema_change_topic(), records.SCHEMA_CHANGE_KEY_SCHEMA,
+                                        (change.database_name,), records.SCHEMA_CHANGE_VALUE_SCHEMA,
+                                        records.schema_change_values(event))
         self._send(OutRecord(self._topics.schema_change_topic(), key, value, self._context_headers, partition=0),
                    offset_map)
 
@@ -306,16 +380,25 @@ class Dispatcher:
 
     # ---------------------------------------------------------------- transactions
     def transaction_begin(self, tx_id: str, ts_ms: int, offset: SourceOffset) -> None:
-        key = records.transaction_key_bytes(tx_id, self._key_schemas)
-        value = records.transaction_begin_bytes(tx_id, ts_ms, self._value_schemas)
+        if self._serializer is None:
+            key = records.transaction_key_bytes(tx_id, self._key_schemas)
+            value = records.transaction_begin_bytes(tx_id, ts_ms, self._value_schemas)
+        else:
+            key, value = self.serialize(self._topics.transaction_topic(), records.TX_KEY_SCHEMA, (tx_id,),
+                                        records.TX_VALUE_SCHEMA, records.transaction_begin_values(tx_id, ts_ms))
         self._send(OutRecord(self._topics.transaction_topic(), key, value, []), offset.to_map())
 
     def transaction_end(self, tx: TransactionState, ts_ms: int, offset: SourceOffset) -> None:
         if not tx.per_table:
             # Debezium emits END only for transactions that produced data events it kept.
             pass
-        key = records.transaction_key_bytes(tx.id, self._key_schemas)
-        value = records.transaction_end_bytes(tx.id, ts_ms, tx.counts(), self._value_schemas)
+        if self._serializer is None:
+            key = records.transaction_key_bytes(tx.id, self._key_schemas)
+            value = records.transaction_end_bytes(tx.id, ts_ms, tx.counts(), self._value_schemas)
+        else:
+            key, value = self.serialize(self._topics.transaction_topic(), records.TX_KEY_SCHEMA, (tx.id,),
+                                        records.TX_VALUE_SCHEMA,
+                                        records.transaction_end_values(tx.id, ts_ms, tx.counts()))
         self._send(OutRecord(self._topics.transaction_topic(), key, value, []), offset.to_map())
 
     def position_advanced(self, offset: SourceOffset, next_pos: tuple[str, int]) -> None:

@@ -207,7 +207,12 @@ def schema_change_key_bytes(database_name: str, schemas_enable: bool = True) -> 
 
 
 def schema_change_value_bytes(change: SchemaChange, schemas_enable: bool = True) -> bytes:
-    values = (
+    return _bytes(SCHEMA_CHANGE_VALUE_SCHEMA, schema_change_values(change), schemas_enable)
+
+
+def schema_change_values(change: SchemaChange) -> tuple:
+    """The schema change value as a Connect value (`SCHEMA_CHANGE_VALUE_SCHEMA` field order)."""
+    return (
         change.source.values(),
         change.ts_ms,
         change.database_name,
@@ -215,7 +220,6 @@ def schema_change_value_bytes(change: SchemaChange, schemas_enable: bool = True)
         change.ddl,
         [_change_values(c) for c in change.table_changes],
     )
-    return _bytes(SCHEMA_CHANGE_VALUE_SCHEMA, values, schemas_enable)
 
 
 # ---------------------------------------------------------------- transaction metadata (§d8)
@@ -244,9 +248,17 @@ def transaction_begin_bytes(tx_id: str, ts_ms: int, schemas_enable: bool = True)
 def transaction_end_bytes(tx_id: str, ts_ms: int, per_collection: Mapping[str, int],
                           schemas_enable: bool = True) -> bytes:
     """END record; `per_collection` maps `db.table` → event count, in any order (Java HashMap order is applied)."""
+    return _bytes(TX_VALUE_SCHEMA, transaction_end_values(tx_id, ts_ms, per_collection), schemas_enable)
+
+
+def transaction_begin_values(tx_id: str, ts_ms: int) -> tuple:
+    return ("BEGIN", tx_id, None, None, ts_ms)
+
+
+def transaction_end_values(tx_id: str, ts_ms: int, per_collection: Mapping[str, int]) -> tuple:
     total = sum(per_collection.values())
     collections = [(name, per_collection[name]) for name in hashmap_order(per_collection.keys())]
-    return _bytes(TX_VALUE_SCHEMA, ("END", tx_id, total, collections, ts_ms), schemas_enable)
+    return ("END", tx_id, total, collections, ts_ms)
 
 
 # ---------------------------------------------------------------- heartbeat (§d9)

@@ -13,6 +13,7 @@ from connector.config.settings import HISTORY_FILE, HISTORY_KAFKA, Settings
 from connector.errors import SchemaError
 from connector.filters import TableFilter
 from connector.kafka_writer import connection_config
+from connector.live_schema import LiveSchema, shape_ddl_table
 from schema_history.changes import SchemaChange
 from schema_history.ddl.filters import DEFAULT_DDL_FILTER
 from schema_history.errors import DdlParseError, SchemaHistoryError
@@ -56,10 +57,12 @@ class SchemaTracker:
             ddl_filter=ddl_filter,
             prefer_ddl=h.prefer_ddl,
             include_comments=settings.events.include_schema_comments,
+            checkpoint_interval=h.checkpoint_interval,
             table_filter=table_filter.table_included,
             database_filter=table_filter.database_included,
         ))
         self._store = store
+        self._live: LiveSchema | None = None
         try:
             self._history.initialize_storage()
         except SchemaHistoryError as exc:
@@ -67,6 +70,37 @@ class SchemaTracker:
 
     def table(self, table_id: TableId) -> Table | None:
         return self._history.tables.get(table_id)
+
+    def attach_live(self, live: LiveSchema) -> None:
+        """Allow the SHOW CREATE TABLE fallback for unparseable ALTER/CREATE TABLE (beyond Debezium)."""
+        self._live = live
+        self._history.on_unparseable = self._from_live_table
+
+    def _from_live_table(self, ddl: str, database: str | None, position: Any, exc: Exception
+                         ) -> list[SchemaChange] | None:
+        live = self._live
+        table_id = shape_ddl_table(ddl, database)
+        if live is None or table_id is None or position.get("snapshot"):
+            return None
+        file, pos = str(position.get("file")), int(position.get("pos") or 4)
+        later = live.later_ddl_for(table_id, file, pos)
+        if later is not None:
+            log.error("DDL at binlog %s:%s cannot be parsed (%s) and a later statement at %s:%s also names %s, so "
+                      "its current definition cannot stand in for it", file, pos, exc, later.file, later.pos,
+                      table_id.dotted())
+            return None
+        create_sql = live.show_create(table_id)
+        if create_sql is None:
+            return None
+        changes = self._history.apply_table_definition(ddl, table_id, create_sql, position)
+        log.warning("DDL at binlog %s:%s cannot be parsed (%s); recorded the shape of %s from SHOW CREATE TABLE "
+                    "instead (no later DDL touches it): %s", file, pos, exc, table_id.dotted(),
+                    " ".join(create_sql.split()))
+        return changes
+
+    def last_ddl(self, table_id: TableId) -> str | None:
+        """The last statement applied to that table (recorded or recovered), for error messages."""
+        return self._history.state.last_ddl.get(table_id)
 
     def exists(self) -> bool:
         return self._history.exists()

@@ -62,6 +62,8 @@ class EventSource:
     thread: int | None
     query: str | None = None
     snapshot: str | None = None
+    # µs precision source time when known (MySQL GTID events' original_commit_timestamp); wins over ts_ms.
+    ts_us: int | None = None
 
 
 @dataclass(frozen=True)
@@ -109,6 +111,8 @@ class ResumePoint:
     events: int
     rows: int
     tx: TransactionState | None
+    # An in-process reconnect knows its transaction's END was not sent yet; a stored offset cannot tell.
+    in_progress: bool = False
 
     @property
     def begin_emitted(self) -> bool:
@@ -116,7 +120,7 @@ class ResumePoint:
 
     @property
     def end_emitted(self) -> bool:
-        return self.tx is not None and self.rows == 0 and self.events > 0
+        return not self.in_progress and self.tx is not None and self.rows == 0 and self.events > 0
 
 
 @dataclass
@@ -129,6 +133,8 @@ class StreamingState:
     rows: int = 0
     in_tx: bool = False
     current_gtid: str | None = None
+    # The current transaction's original_commit_timestamp (µs), MySQL GTID mode only.
+    commit_ts_us: int | None = None
     restart_gtids: str | None = None
     current_gtids: GtidSet | None = None
     thread: int | None = None
@@ -178,6 +184,9 @@ class StreamingHandler:
         self.tx_metadata = provide_transaction_metadata
         # A rows event → [(before, after)] value lists in column order (None image for insert/delete side).
         self._rows_of = rows_of or RowsDecoder()
+        # Optional emitter capability: verify each TABLE_MAP against the schema (connector.schema_check).
+        self._check_table_map: Callable[[TableId, tuple[int, ...], str, int], None] | None = getattr(
+            emitter, "table_map", None)
         self._handlers: dict[type, Callable[[PositionedEvent], None]] = {
             RotateEvent: self._rotate,
             GtidEvent: self._mysql_gtid,
@@ -232,6 +241,7 @@ class StreamingHandler:
         st = self.state
         gtid = pe.event.gtid
         st.current_gtid = gtid
+        st.commit_ts_us = getattr(pe.event, "original_commit_us", None) if self.use_gtids else None
         if st.current_gtids is not None:
             st.restart_gtids = str(st.current_gtids)
             st.current_gtids = st.current_gtids.add(gtid)
@@ -296,14 +306,18 @@ class StreamingHandler:
         source = EventSource(
             ts_ms=pe.timestamp * 1000, db=database, table=None, server_id=st.server_id,
             gtid=st.current_gtid if self.use_gtids else None, file=pe.file, pos=pe.start, row=0,
-            thread=st.thread if st.in_tx else None,
+            thread=st.thread if st.in_tx else None, ts_us=st.commit_ts_us,
         )
         self.emitter.ddl(sql, database, source, st.offset())
         self.emitter.position_advanced(st.offset(), (pe.file, pe.next_pos))
 
     def _table_map(self, pe: PositionedEvent) -> None:
         ev = pe.event
-        self.state.table_ids[ev.table_id] = TableId(ev.schema, ev.table)
+        table_id = TableId(ev.schema, ev.table)
+        self.state.table_ids[ev.table_id] = table_id
+        columns = getattr(ev, "columns", None)  # absent when pmr did not process the event
+        if self._check_table_map is not None and columns is not None:
+            self._check_table_map(table_id, tuple(c.type for c in columns), pe.file, pe.start)
 
     def _rows(self, pe: PositionedEvent) -> None:
         st = self.state
@@ -327,6 +341,6 @@ class StreamingHandler:
             source = EventSource(
                 ts_ms=pe.timestamp * 1000, db=table_id.database, table=table_id.table, server_id=st.server_id,
                 gtid=st.current_gtid if self.use_gtids else None, file=pe.file, pos=pe.start, row=index,
-                thread=st.thread,
+                thread=st.thread, ts_us=st.commit_ts_us,
             )
             self.emitter.row_change(change, source, self._positions)

@@ -79,6 +79,7 @@ class TableSchema:
     # (index in the value image, transform, applies to nulls) for column mappers
     _value_mappers: tuple[tuple[int, Callable[[Any], Any], bool], ...] = ()
     _key_prefix: str = ""
+    _key_suffix: str = "}"
     _value_prefix: str = ""
 
     # ------------------------------------------------------------ rows
@@ -118,12 +119,30 @@ class TableSchema:
                 out[index] = apply(value)
         return out
 
+    def _value_images(self, before: Sequence[Any] | None,
+                      after: Sequence[Any] | None) -> tuple[Sequence[Any] | None, Sequence[Any] | None]:
+        if self._value_indexes is not None:  # column.include/exclude.list: project the value images
+            keep = self._value_indexes
+            before = None if before is None else [before[i] for i in keep]
+            after = None if after is None else [after[i] for i in keep]
+        if self._value_mappers:  # truncate / mask columns of the value images (never the key)
+            before = None if before is None else self._map(before)
+            after = None if after is None else self._map(after)
+        return before, after
+
+    def envelope_values(self, op: Operation, before: Sequence[Any] | None, after: Sequence[Any] | None,
+                        source: SourceInfo, transaction: TxBlock | None, ts_ns: int) -> list:
+        """The envelope as a Connect value in `envelope` field order (for converters other than JSON text)."""
+        before, after = self._value_images(before, after)
+        return [before, after, source.values(), None if transaction is None else transaction.values(), op.value,
+                ts_ns // 1_000_000, ts_ns // 1_000, ts_ns]
+
     # ------------------------------------------------------------ bytes
     def key_text(self, row: Sequence[Any]) -> str | None:
         if self.key_schema is None:
             return None
         payload = self.key_schema.writer([row[i] for i in self.key_indexes])
-        return self._key_prefix + payload + ("}" if self.schemas_enable else "")
+        return self._key_prefix + payload + self._key_suffix
 
     def key_bytes(self, row: Sequence[Any]) -> bytes | None:
         text = self.key_text(row)
@@ -134,7 +153,7 @@ class TableSchema:
         if self.key_schema is None or key is None:
             return None
         payload = self.key_schema.writer(list(key))
-        return (self._key_prefix + payload + ("}" if self.schemas_enable else "")).encode("utf-8")
+        return (self._key_prefix + payload + self._key_suffix).encode("utf-8")
 
     def value_bytes(
         self,
@@ -147,13 +166,7 @@ class TableSchema:
     ) -> bytes:
         """The envelope value; envelope ts_ms/ts_us/ts_ns all derive from the one instant `ts_ns`."""
         row_writer = self.value_schema.writer
-        if self._value_indexes is not None:  # column.include/exclude.list: project the value images
-            keep = self._value_indexes
-            before = None if before is None else [before[i] for i in keep]
-            after = None if after is None else [after[i] for i in keep]
-        if self._value_mappers:  # truncate / mask columns of the value images (never the key)
-            before = None if before is None else self._map(before)
-            after = None if after is None else self._map(after)
+        before, after = self._value_images(before, after)
         parts = [
             self._value_prefix,
             '{"before":',
@@ -184,6 +197,7 @@ class TableSchemaBuilder:
     topic_prefix: str
     settings: ValueSettings = ValueSettings()
     schemas_enable: bool = True
+    key_schemas_enable: bool | None = None  # None: as schemas_enable
     # message.key.columns: "db.table" → column names, or a function (see `message_key_columns`)
     key_columns: Mapping[str, Sequence[str]] | Callable[[TableId], Sequence[str] | None] = field(default_factory=dict)
     # column.include.list / column.exclude.list as a predicate (table, column name) → keep. As in
@@ -241,6 +255,7 @@ class TableSchemaBuilder:
             (i, c.name) for i, c in enumerate(table.columns) if base_type_name(c) == "SET"
         )
         enable = self.schemas_enable
+        key_enable = enable if self.key_schemas_enable is None else self.key_schemas_enable
         return TableSchema(
             table=table,
             key_schema=key_schema,
@@ -256,7 +271,8 @@ class TableSchemaBuilder:
             _fallbacks=tuple((i, c.fallback) for i, c in enumerate(converters) if c.fallback is not None),
             _binlog_fns=tuple(c.from_binlog for c in converters),
             _snapshot_fns=tuple(c.from_snapshot for c in converters),
-            _key_prefix=('{"schema":' + key_schema.json + ',"payload":') if (enable and key_schema) else "",
+            _key_prefix=('{"schema":' + key_schema.json + ',"payload":') if (key_enable and key_schema) else "",
+            _key_suffix="}" if key_enable else "",
             _value_prefix=('{"schema":' + envelope.json + ',"payload":') if enable else "",
         )
 
@@ -287,6 +303,9 @@ def _with_source_type(schema: ConnectSchema, column: Column) -> ConnectSchema:
         params.append(("__debezium.source.column.length", str(column.length)))
     if column.scale is not None:
         params.append(("__debezium.source.column.scale", str(column.scale)))
+    # Debezium knows a column comment only with include.schema.comments=true, which makes it the schema doc
+    if column.comment and schema.doc == column.comment:
+        params.append(("__debezium.source.column.comment", column.comment))
     params.append(("__debezium.source.column.name", column.name))
     return replace(schema, parameters=schema.parameters + tuple(params))
 

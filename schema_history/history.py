@@ -16,11 +16,12 @@ import logging
 import time
 from typing import Any, Callable, Mapping
 
-from schema_history.changes import SchemaChange
+from schema_history.changes import SchemaChange, TableChange, TableChangeType
+from schema_history.checkpoint import checkpoint_records
 from schema_history.ddl.filters import DdlFilter
 from schema_history.ddl.parser import apply_ddl
 from schema_history.errors import DdlParseError
-from schema_history.model import Tables
+from schema_history.model import TableId, Tables
 from schema_history.record import HistoryRecord
 from schema_history.recovery import recover
 from schema_history.settings import SchemaHistorySettings
@@ -46,6 +47,11 @@ class SchemaHistory:
         self._filter = DdlFilter(self.settings.ddl_filter)
         self._clock_ms = clock_ms
         self._state = SchemaState(include_comments=self.settings.include_comments)
+        self._since_checkpoint = 0
+        # Beyond Debezium: asked first when a statement cannot be parsed; returns the changes it recorded
+        # instead (e.g. from SHOW CREATE TABLE, see apply_table_definition) or None to skip/fail as usual.
+        self.on_unparseable: Callable[[str, str | None, Mapping[str, Any], DdlParseError],
+                                      list[SchemaChange] | None] | None = None
 
     @property
     def state(self) -> SchemaState:
@@ -67,7 +73,8 @@ class SchemaHistory:
 
     def recover(self, offset: Mapping[str, Any] | None) -> SchemaState:
         """Rebuild the schema from the store up to `offset` (the connector's committed offset)."""
-        self._state = recover(self.store.records(), offset, prefer_ddl=self.settings.prefer_ddl,
+        raw = getattr(self.store, "raw_records", None)  # JSON text: parsed lazily, after the last checkpoint
+        self._state = recover(raw() if raw is not None else self.store.records(), offset, prefer_ddl=self.settings.prefer_ddl,
                               ddl_filter=self._filter, skip_unparseable_ddl=self.settings.skip_unparseable_ddl,
                               state=SchemaState(include_comments=self.settings.include_comments))
         return self._state
@@ -87,7 +94,11 @@ class SchemaHistory:
         working = self._state.copy()
         try:
             changes = apply_ddl(working, ddl, database)
-        except DdlParseError:
+        except DdlParseError as exc:
+            if self.on_unparseable is not None:
+                replaced = self.on_unparseable(ddl, database, position, exc)
+                if replaced is not None:
+                    return replaced
             if not self.settings.skip_unparseable_ddl:
                 raise
             log.warning("Ignoring unparseable DDL (schema.history.internal.skip.unparseable.ddl=true): %s", ddl)
@@ -98,7 +109,47 @@ class SchemaHistory:
         for change in recorded:
             self.store.append(HistoryRecord.of(change, self.source, ordered_position, ts_ms))
         self._state = working
+        self._since_checkpoint += len(recorded)
+        self._maybe_checkpoint(ordered_position, ts_ms)
         return changes
+
+    def _maybe_checkpoint(self, position: Mapping[str, Any], ts_ms: int) -> None:
+        """Every `checkpoint_interval` recorded statements (streaming only: a snapshot records the whole
+        schema anyway), record the whole schema at this position (schema_history.checkpoint)."""
+        interval = self.settings.checkpoint_interval
+        if not interval or self._since_checkpoint < interval or position.get("snapshot"):
+            return
+        for record in checkpoint_records(self._state, self.source, position, ts_ms):
+            self.store.append(record)
+        self._since_checkpoint = 0
+        log.info("schema history checkpoint: %d tables recorded at %s:%s", len(self._state.tables),
+                 position.get("file"), position.get("pos"))
+
+    def apply_table_definition(self, ddl: str, table_id: TableId, create_sql: str,
+                               position: Mapping[str, Any]) -> list[SchemaChange]:
+        """Record `ddl` (a statement that could not be parsed) as having left `table_id` as `create_sql`
+        (its SHOW CREATE TABLE) describes: one CREATE or ALTER table change carrying the original text."""
+        working = self._state.copy()
+        existed = working.tables.get(table_id) is not None
+        working.tables.remove(table_id)
+        current = working.current_database
+        apply_ddl(working, create_sql, table_id.database)  # SHOW CREATE TABLE output: always parseable
+        working.current_database = current
+        table = working.tables.get(table_id)
+        if table is None:
+            raise DdlParseError(f"SHOW CREATE TABLE of {table_id.dotted()} did not define it", create_sql)
+        working.last_ddl[table_id] = ddl
+        kind = TableChangeType.ALTER if existed else TableChangeType.CREATE
+        change = SchemaChange(database_name=table_id.database, ddl=ddl,
+                              table_changes=(TableChange(kind, table_id, table),))
+        ordered_position = _hashmap(position)
+        ts_ms = self._clock_ms()
+        if self._should_store(change, ddl):
+            self.store.append(HistoryRecord.of(change, self.source, ordered_position, ts_ms))
+            self._since_checkpoint += 1
+        self._state = working
+        self._maybe_checkpoint(ordered_position, ts_ms)
+        return [change]
 
     def record_snapshot_statement(self, ddl: str, database: str | None, position: Mapping[str, Any]) -> list[SchemaChange]:
         """A statement the snapshot synthesizes (SET character_set_server, DROP TABLE IF EXISTS,

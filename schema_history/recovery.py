@@ -13,6 +13,7 @@ import logging
 import re
 from typing import Any, Iterable, Mapping
 
+from schema_history import checkpoint
 from schema_history.changes import TableChangeType
 from schema_history.ddl.filters import DdlFilter
 from schema_history.ddl.parser import apply_ddl
@@ -126,6 +127,8 @@ def apply_record(state: SchemaState, record: HistoryRecord, prefer_ddl: bool = F
     changes = record.parsed_table_changes()
     if changes and not prefer_ddl:
         for change in changes:
+            if record.ddl is not None:
+                state.last_ddl[change.id] = record.ddl
             if change.type is TableChangeType.DROP:
                 state.tables.remove(change.id)
                 continue
@@ -146,15 +149,29 @@ def apply_record(state: SchemaState, record: HistoryRecord, prefer_ddl: bool = F
         log.warning("Skipping unparseable DDL while recovering schema history: %s", record.ddl)
 
 
-def recover(records: Iterable[HistoryRecord], offset: Mapping[str, Any] | None, prefer_ddl: bool = False,
+def recover(records: Iterable[HistoryRecord | str], offset: Mapping[str, Any] | None, prefer_ddl: bool = False,
             ddl_filter: DdlFilter | None = None, skip_unparseable_ddl: bool = False,
             state: SchemaState | None = None) -> SchemaState:
-    """Replay `records` (oldest first) that are at or before `offset` (all of them if None)."""
+    """Replay `records` (oldest first) that are at or before `offset` (all of them if None), starting
+    from the newest complete schema checkpoint at or before `offset` when there is one."""
     state = state or SchemaState()
+    records = list(records)
+    start = 0
+    found = checkpoint.latest_complete(
+        records, lambda r: offset is None or is_at_or_before(r.position, offset))
+    if found is not None:
+        first, chunk = found
+        state = checkpoint.state_from(chunk, state.include_comments)
+        start = first + len(chunk)
+        log.info("Schema history checkpoint at record %d: %d tables; replaying the %d records after it",
+                 first, len(state.tables), len(records) - start)
     applied = 0
-    for record in records:
+    for item in records[start:]:
+        record = checkpoint.parsed(item)
         if offset is not None and not is_at_or_before(record.position, offset):
             continue
+        if checkpoint.is_checkpoint(record):
+            continue  # an incomplete checkpoint, or one the chosen one supersedes: nothing new in it
         apply_record(state, record, prefer_ddl, ddl_filter, skip_unparseable_ddl)
         applied += 1
     log.info("Recovered schema history: %d records applied, %d tables", applied, len(state.tables))

@@ -24,6 +24,8 @@ class SchemaHistorySettings:
     ddl_filter: tuple[str, ...] = DEFAULT_DDL_FILTER
     """`schema.history.internal.ddl.filter`: regexes of statements never applied nor recorded."""
     include_comments: bool = False
+    checkpoint_interval: int = 0
+    """Beyond Debezium: after this many recorded statements, record the whole schema (0 = never)."""
     """`include.schema.comments`: keep column and table COMMENTs in the parsed tables (and history)."""
     prefer_ddl: bool = False
     """`schema.history.internal.prefer.ddl`: recover by re-parsing DDL instead of using tableChanges."""

@@ -22,10 +22,12 @@ class SchemaState:
     current_database: str | None = None
     # include.schema.comments: Debezium's parser keeps column/table COMMENTs only when it is set
     include_comments: bool = False
+    # table → the last statement that created or changed it, for errors that must name it
+    last_ddl: dict[TableId, str] = field(default_factory=dict)
 
     def copy(self) -> "SchemaState":
         return SchemaState(self.tables.copy(), dict(self.database_charsets), dict(self.variables),
-                           self.current_database, self.include_comments)
+                           self.current_database, self.include_comments, dict(self.last_ddl))
 
     def server_charset(self) -> str | None:
         return self.variables.get("character_set_server")

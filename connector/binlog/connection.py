@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from typing import Callable
 
 import pymysql
 import pymysql.cursors
@@ -154,3 +155,84 @@ def check_position_available(conn: pymysql.connections.Connection, position: Bin
             f"the stored binlog position {position} is no longer on the server (oldest binlog: {first}); "
             f"the binlog was purged while the connector was stopped. Set snapshot.mode=when_needed to take a new "
             f"snapshot, or delete the stored offsets to start over")
+
+
+def binlog_expire_seconds(conn: pymysql.connections.Connection) -> float:
+    """Automatic binlog expiry in seconds (0: binlogs are never purged automatically).
+
+    `binlog_expire_logs_seconds` wins when set (MySQL 8+, MariaDB 10.6+); else `expire_logs_days`
+    (MariaDB; a fraction of a day allowed)."""
+    v = _variables(conn, ["binlog_expire_logs_seconds", "expire_logs_days"])
+    seconds = float(v.get("binlog_expire_logs_seconds") or 0)
+    if seconds > 0:
+        return seconds
+    return float(v.get("expire_logs_days") or 0) * 86400
+
+
+@dataclass(frozen=True)
+class PurgeEstimate:
+    """Where the stored position stands against binlog expiry. `seconds_left` is the earliest the server may
+    purge its file (it purges at rotation or FLUSH, so often later); None when nothing expires binlogs."""
+
+    file: str
+    available: bool
+    active: bool
+    expire_seconds: float
+    seconds_left: float | None
+    oldest_file: str | None
+
+
+def purge_estimate(conn: pymysql.connections.Connection, file: str, now_s: float,
+                   closed_at: Callable[[str], float | None]) -> PurgeEstimate:
+    """A binlog file is purged `expire` seconds after its last write, i.e. after the next file was started:
+    `closed_at(next_file)` gives that file's start time (source clock, seconds)."""
+    files = [name for name, _ in binary_logs(conn)]
+    expire = binlog_expire_seconds(conn)
+    oldest = files[0] if files else None
+    if file not in files:
+        return PurgeEstimate(file, False, False, expire, 0.0, oldest)
+    index = files.index(file)
+    active = index == len(files) - 1
+    if expire <= 0:
+        return PurgeEstimate(file, True, active, expire, None, oldest)
+    if active:
+        return PurgeEstimate(file, True, True, expire, expire, oldest)
+    started = closed_at(files[index + 1])
+    left = None if started is None else max(0.0, expire - (now_s - started))
+    return PurgeEstimate(file, True, False, expire, left, oldest)
+
+
+def replica_server_ids(conn: pymysql.connections.Connection) -> set[int] | None:
+    """Server ids of the replicas registered with the server (`SHOW REPLICAS`, or `SHOW SLAVE HOSTS`);
+    None when the user may not look (MariaDB wants REPLICATION MASTER ADMIN for it)."""
+    with conn.cursor(pymysql.cursors.DictCursor) as cur:
+        for sql in ("SHOW REPLICAS", "SHOW SLAVE HOSTS"):
+            try:
+                cur.execute(sql)
+            except pymysql.err.ProgrammingError:
+                continue
+            except pymysql.err.OperationalError:
+                return None
+            return {int(r["Server_id"] if "Server_id" in r else r.get("Server_Id", 0)) for r in cur.fetchall()}
+    return None
+
+
+def gtid_purged(conn: pymysql.connections.Connection) -> str:
+    with conn.cursor() as cur:
+        cur.execute("SELECT @@GLOBAL.gtid_purged")
+        row = cur.fetchone()
+    return (row[0] or "").replace("\n", "") if row else ""
+
+
+def check_gtids_available(conn: pymysql.connections.Connection, done: str) -> None:
+    """A GTID resume needs every transaction not in `done` still in the server's binlogs: `gtid_purged` must
+    be a subset of `done` (Debezium's check; the file name of the offset may not even exist on this server,
+    e.g. after a failover)."""
+    from connector.binlog.gtid import GtidSet
+
+    purged = GtidSet.parse(gtid_purged(conn))
+    if not purged.is_subset_of(GtidSet.parse(done)):
+        raise ServerSetupError(
+            f"the server has purged transactions the connector has not seen yet (gtid_purged={purged}, offset "
+            f"gtids={done}); the binlog was purged while the connector was stopped. Set snapshot.mode=when_needed "
+            f"to take a new snapshot, or delete the stored offsets to start over")

@@ -56,6 +56,28 @@ EVENT_TYPES = [
 ]
 
 
+_COMMIT_TS_FLAG = 1 << 55
+
+
+def _original_commit_us(packet: Any) -> int | None:
+    """`original_commit_timestamp` (µs) of a MySQL 8+ GTID event, which the library does not decode.
+
+    After `last_committed`/`sequence_number` the body has `immediate_commit_timestamp` (7 bytes, top bit set
+    when `original_commit_timestamp` follows, i.e. the transaction was replicated) and then the original one;
+    Debezium uses it for `source.ts_ms/us/ns` in GTID mode. None on servers that do not write it."""
+    try:
+        if packet.bytes_to_read() < 7 + 4:  # the timestamp and the checksum
+            return None
+        immediate = int.from_bytes(packet.read(7), "little")
+        if immediate & _COMMIT_TS_FLAG:
+            if packet.bytes_to_read() < 7 + 4:
+                return None
+            return int.from_bytes(packet.read(7), "little")
+        return immediate
+    except (AttributeError, IndexError, ValueError):
+        return None
+
+
 @dataclass(frozen=True)
 class ConnectionParams:
     host: str
@@ -89,10 +111,13 @@ class PositionedEvent:
 
 class BinlogReader:
     def __init__(self, params: ConnectionParams, server_id: int, start: BinlogPosition,
-                 heartbeat_interval_s: float = 1.0) -> None:
+                 heartbeat_interval_s: float = 1.0, auto_position: str | None = None) -> None:
         self._params = params
         self._server_id = server_id
         self._start = start
+        # MySQL GTID set of the transactions already done: COM_BINLOG_DUMP_GTID sends every other one, from
+        # whichever binlog file holds it (the file/pos are then only the server's own; a failover-safe resume).
+        self._auto_position = auto_position or None
         self._heartbeat_s = heartbeat_interval_s
         self._stream: BinLogStreamReader | None = None
         # Parsed TABLE_MAP bodies, kept across rotations and reconnects (the key includes the table id).
@@ -109,14 +134,18 @@ class BinlogReader:
             server_id=self._server_id,
             resume_stream=True,
             blocking=True,
-            log_file=self._start.file,
-            log_pos=self._start.pos,
+            log_file=None if self._auto_position else self._start.file,
+            log_pos=None if self._auto_position else self._start.pos,
+            auto_position=self._auto_position,
             only_events=EVENT_TYPES,
             slave_heartbeat=self._heartbeat_s,
             enable_logging=False,
         )
         self._stream.table_map = TableMapCache(self._parsed_table_maps)
-        log.info("binlog reader connecting at %s", self._start)
+        if self._auto_position:
+            log.info("binlog reader connecting after GTIDs %s", self._auto_position)
+        else:
+            log.info("binlog reader connecting at %s", self._start)
 
     def events(self) -> Iterator[PositionedEvent]:
         if self._stream is None:
@@ -142,6 +171,8 @@ class BinlogReader:
                 yield PositionedEvent(event, self.file, self.next_pos, self.next_pos, event.timestamp,
                                       packet.server_id)
                 continue
+            if type(event) is GtidEvent:
+                event.original_commit_us = _original_commit_us(packet)
             # The library's event.event_size excludes the header, so take the header's full length.
             start = log_pos - packet.event_size if log_pos else self.next_pos
             if log_pos:
@@ -155,3 +186,20 @@ class BinlogReader:
             except (pymysql.Error, OSError):
                 pass
             self._stream = None
+
+
+def binlog_file_start_time(params: ConnectionParams, server_id: int, file: str) -> float | None:
+    """Source time (epoch seconds) of the first event of `file`: its FORMAT_DESCRIPTION event.
+
+    Read over a short non-blocking dump with its own `server_id` (a second dump with the connector's id
+    would make the server drop the connector's own)."""
+    stream = BinLogStreamReader(
+        connection_settings=params.pymysql_kwargs(), server_id=server_id, resume_stream=True, blocking=False,
+        log_file=file, log_pos=4, only_events=[FormatDescriptionEvent, RotateEvent], enable_logging=False)
+    try:
+        for event in stream:
+            if event.timestamp:
+                return float(event.timestamp)
+        return None
+    finally:
+        stream.close()

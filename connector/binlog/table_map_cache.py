@@ -25,7 +25,8 @@ from pymysqlreplication.column import Column as _PmrColumn
 from pymysqlreplication.constants import BINLOG
 from pymysqlreplication.event import BinLogEvent
 from pymysqlreplication.packet import BinLogPacketWrapper
-from pymysqlreplication.row_event import TableMapEvent
+from pymysqlreplication.row_event import MetadataFieldType, TableMapEvent
+from pymysql.protocol import MysqlPacket
 
 __all__ = ["CachedTableMapEvent", "TableMapCache", "install"]
 
@@ -45,6 +46,40 @@ _PER_EVENT = frozenset({
     "packet", "table_map", "event_type", "timestamp", "event_size", "_post_header_lengths", "_ctl_connection",
     "mysql_version", "_ignore_decode_errors", "_verify_checksum", "_is_event_valid", "complete", "dbms",
 })
+
+
+_KNOWN_METADATA = frozenset(m.value for m in MetadataFieldType)
+
+
+def _length_coded(data: bytes, pos: int) -> tuple[int, int]:
+    first = data[pos]
+    if first < 251:
+        return first, pos + 1
+    size = {252: 2, 253: 3, 254: 8}[first]
+    return int.from_bytes(data[pos + 1:pos + 1 + size], "little"), pos + 1 + size
+
+
+def known_metadata_only(tlvs: bytes) -> bytes:
+    """The optional-metadata TLVs pmr knows; newer ones (MySQL 9 VECTOR_DIMENSIONALITY = 13) are dropped,
+    since pmr raises on an unknown type instead of skipping it. Like pmr, TLVs are read while more than
+    a checksum's length remains (the checksum may be there or not); the tail is kept as it is."""
+    kept, pos = bytearray(), 0
+    while len(tlvs) - pos > BINLOG.BINLOG_CHECKSUM_LEN:
+        start = pos
+        length, value_at = _length_coded(tlvs, pos + 1)
+        pos = value_at + length
+        if tlvs[start] in _KNOWN_METADATA:
+            kept += tlvs[start:pos]
+    return bytes(kept) + tlvs[pos:]
+
+
+def _packet_over(data: bytes) -> BinLogPacketWrapper:
+    """A pmr packet wrapper reading `data` (no event header), for re-running pmr's metadata parser."""
+    wrapper = BinLogPacketWrapper.__new__(BinLogPacketWrapper)
+    wrapper.packet = MysqlPacket(data, "utf8")
+    wrapper.read_bytes = 0
+    wrapper._BinLogPacketWrapper__data_buffer = b""  # type: ignore[attr-defined]
+    return wrapper
 
 
 class TableMapCache(dict):
@@ -75,6 +110,15 @@ class CachedTableMapEvent(TableMapEvent):
         self.__dict__.update(state)
         if self._processed:
             table_map[self.table_id] = self.table_obj
+
+    def _get_optional_meta_data(self) -> Any:
+        rest = self.packet.read(self.packet.bytes_to_read())
+        real = self.packet
+        self.packet = _packet_over(known_metadata_only(rest))
+        try:
+            return super()._get_optional_meta_data()
+        finally:
+            self.packet = real
 
 
 class _PacketWrapper(BinLogPacketWrapper):

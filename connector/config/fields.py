@@ -152,6 +152,12 @@ FIELDS: tuple[Field, ...] = (
     F("topic.cache.size", "10000", as_int, "Accepted for compatibility."),
     F("heartbeat.interval.ms", "0", as_non_negative_int, "Heartbeat interval; 0 disables heartbeats."),
     F("heartbeat.action.query", None, as_str, "SQL run on each heartbeat."),
+    # --- binlog-cdc's own service settings (not Debezium properties)
+    F("metrics.port", "0", as_non_negative_int, "Port of the HTTP endpoint serving Prometheus metrics on /metrics "
+      "(Debezium's streaming metric names) and health on /health; 0 disables it."),
+    F("metrics.host", "0.0.0.0", as_str, "Address the metrics/health endpoint listens on."),
+    F("binlog.purge.check.interval.ms", "300000", as_non_negative_int, "How often the stored position is compared "
+      "with the server's binary logs and the time left before it is purged is estimated; 0 checks only at start."),
     # --- GTID
     F("gtid.source.includes", None, as_regex_list, "GTID source UUIDs to use."),
     F("gtid.source.excludes", None, as_regex_list, "GTID source UUIDs to ignore."),
@@ -169,6 +175,8 @@ FIELDS: tuple[Field, ...] = (
     F("snapshot.query.mode", "select_all", E(modes.SnapshotQueryMode), "How the snapshot SELECT is built."),
     F("snapshot.delay.ms", "0", as_non_negative_int, "Delay before the snapshot starts."),
     F("snapshot.tables.order.by.row.count", "disabled", as_str, "ascending, descending or disabled."),
+    F("snapshot.resume.enabled", "true", as_bool,
+      "binlog-cdc: an interrupted initial snapshot resumes at its table and key instead of starting over."),
     F("streaming.delay.ms", "0", as_non_negative_int, "Delay before streaming starts."),
     # --- failures and queueing
     F("event.processing.failure.handling.mode", "fail", E(modes.EventProcessingFailureHandlingMode), "What to do when an event cannot be processed."),
@@ -194,6 +202,8 @@ FIELDS: tuple[Field, ...] = (
     F("schema.history.internal.store.only.captured.databases.ddl", "false", as_bool, "Record DDL of captured databases only."),
     F("schema.history.internal.ddl.filter", None, as_str, "Regex of DDL statements to ignore (default: Debezium's list)."),
     F("schema.history.internal.prefer.ddl", "false", as_bool, "Recover by re-parsing DDL instead of tableChanges."),
+    F("schema.history.internal.checkpoint.interval", "0", as_non_negative_int, "Beyond Debezium: after this many "
+      "recorded DDL statements, record the whole schema so recovery replays only what follows (0 = never)."),
     # --- offsets
     F("offset.storage", None, as_str, "Offset store class: FileOffsetBackingStore, KafkaOffsetBackingStore or MemoryOffsetBackingStore."),
     F("offset.storage.file.filename", None, as_str, "Offsets file (Kafka Connect FileOffsetBackingStore format)."),

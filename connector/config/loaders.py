@@ -165,6 +165,9 @@ def load_connect_json(doc: dict, bootstrap: str | None, producer_overrides: dict
         url = source.get(f"{side}.converter.schema.registry.url")
         if url:
             formats[f"{side}.schema.registry.url"] = url
+        auth = source.get(f"{side}.converter.basic.auth.user.info")
+        if auth:
+            formats[f"{side}.basic.auth.user.info"] = auth
     warnings = _unknown_source_warnings(source)
     # Kafka Connect's default header converter is SimpleHeaderConverter: raw strings.
     kafka = _kafka_settings(producer, formats, header_default="simple")
@@ -182,6 +185,13 @@ def _kafka_settings(producer: dict[str, str], formats: dict[str, str], header_de
     for side, fmt in (("key", key_format), ("value", value_format)):
         if fmt not in ("json", "avro"):
             problems.append(f"debezium.format.{side}={fmt!r} is not supported; use json or avro")
+    urls = {side: formats.get(f"{side}.schema.registry.url", formats.get("schema.registry.url"))
+            for side in ("key", "value")}
+    for side, fmt in (("key", key_format), ("value", value_format)):
+        if fmt == "avro" and not urls[side]:
+            problems.append(f"debezium.format.{side}=avro needs a Schema Registry: set "
+                            f"debezium.format.{side}.schema.registry.url (Connect JSON: "
+                            f"{side}.converter.schema.registry.url)")
     header_format = formats.get("header", header_default)
     if header_format not in ("json", "simple"):
         problems.append(f"debezium.format.header={header_format!r} is not supported; use json")
@@ -199,6 +209,10 @@ def _kafka_settings(producer: dict[str, str], formats: dict[str, str], header_de
         header_format=header_format,
         key_schemas_enable=schemas("key"),
         value_schemas_enable=schemas("value"),
+        key_schema_registry_url=urls["key"] if key_format == "avro" else None,
+        value_schema_registry_url=urls["value"] if value_format == "avro" else None,
+        schema_registry_basic_auth=formats.get("value.basic.auth.user.info", formats.get(
+            "key.basic.auth.user.info", formats.get("basic.auth.user.info"))),
     )
 
 

@@ -105,6 +105,8 @@ class SnapshotSettings:
     select_overrides: dict[str, str] = field(default_factory=dict)
     delay_ms: int = 0
     max_threads: int = 1
+    tables_order_by_row_count: str = "disabled"
+    resume_enabled: bool = True
 
 
 @dataclass(frozen=True)
@@ -119,6 +121,7 @@ class HistorySettings:
     store_only_captured_databases_ddl: bool
     ddl_filter: str | None
     prefer_ddl: bool
+    checkpoint_interval: int = 0  # beyond Debezium: schema_history.checkpoint
     consumer_overrides: dict[str, str] = field(default_factory=dict)
     producer_overrides: dict[str, str] = field(default_factory=dict)
 
@@ -144,6 +147,10 @@ class KafkaSettings:
     header_format: str = "json"
     key_schemas_enable: bool = True
     value_schemas_enable: bool = True
+    # Confluent Schema Registry for the avro format (`schema.registry.url`, comma-separated list)
+    key_schema_registry_url: str | None = None
+    value_schema_registry_url: str | None = None
+    schema_registry_basic_auth: str | None = None  # basic.auth.user.info "user:password"
 
     def bootstrap_servers(self) -> str | None:
         return self.producer.get("bootstrap.servers")
@@ -168,6 +175,9 @@ class Settings:
     errors_max_retries: int
     message_key_columns: str | None
     raw: dict[str, str] = field(repr=False, default_factory=dict)
+    metrics_port: int = 0
+    metrics_host: str = "0.0.0.0"
+    purge_check_interval_ms: int = 300000
 
     @property
     def partition_key(self) -> list[Any]:
@@ -265,6 +275,8 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         select_overrides=overrides,
         delay_ms=r.get("snapshot.delay.ms"),
         max_threads=r.get("snapshot.max.threads"),
+        tables_order_by_row_count=r.get("snapshot.tables.order.by.row.count") or "disabled",
+        resume_enabled=r.get("snapshot.resume.enabled"),
     )
     history_store = _history_store(raw.get("schema.history.internal") or BY_NAME["schema.history.internal"].default, r)
     history = HistorySettings(
@@ -278,6 +290,7 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         store_only_captured_databases_ddl=r.get("schema.history.internal.store.only.captured.databases.ddl"),
         ddl_filter=r.get("schema.history.internal.ddl.filter"),
         prefer_ddl=r.get("schema.history.internal.prefer.ddl"),
+        checkpoint_interval=r.get("schema.history.internal.checkpoint.interval"),
         consumer_overrides=_prefixed(raw, "schema.history.internal.consumer."),
         producer_overrides=_prefixed(raw, "schema.history.internal.producer."),
     )
@@ -316,6 +329,9 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         errors_max_retries=r.get("errors.max.retries"),
         message_key_columns=r.get("message.key.columns"),
         raw=dict(raw),
+        metrics_port=r.get("metrics.port"),
+        metrics_host=r.get("metrics.host"),
+        purge_check_interval_ms=r.get("binlog.purge.check.interval.ms"),
     )
     if r.problems:
         raise ConfigError(r.problems)

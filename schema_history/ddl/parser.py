@@ -186,8 +186,11 @@ def apply_statement(state: SchemaState, ddl: str, database: str | None) -> list[
     result = handler(cur, working, text)
     if isinstance(result, list) and not working.include_comments:
         _drop_comments(working, result)
-    state.tables, state.database_charsets, state.variables, state.current_database = (
-        working.tables, working.database_charsets, working.variables, working.current_database)
+    if isinstance(result, list):
+        for event in result:
+            working.last_ddl[event.table_id] = event.ddl
+    state.tables, state.database_charsets, state.variables, state.current_database, state.last_ddl = (
+        working.tables, working.database_charsets, working.variables, working.current_database, working.last_ddl)
     if result == NO_EVENT:
         return []
     if isinstance(result, list) and result:

@@ -40,6 +40,13 @@ class FileHistoryStore:
                 if line.strip():
                     yield HistoryRecord.from_json(line)
 
+    def raw_records(self) -> Iterator[str]:
+        """The records' JSON text, unparsed (recovery parses only what follows a schema checkpoint)."""
+        if not self.path.exists():
+            return
+        with open(self.path, encoding="utf-8") as f:
+            yield from (line for line in f if line.strip())
+
     def exists(self) -> bool:
         return self.path.exists() and self.path.stat().st_size > 0
 

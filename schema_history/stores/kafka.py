@@ -187,6 +187,11 @@ class KafkaHistoryStore:
         for value in self._read_values():
             yield HistoryRecord.from_json(value.decode("utf-8"))
 
+    def raw_records(self) -> Iterator[str]:
+        """The records' JSON text, unparsed (recovery parses only what follows a schema checkpoint)."""
+        for value in self._read_values():
+            yield value.decode("utf-8")
+
     def exists(self) -> bool:
         for _ in self._read_values():
             return True

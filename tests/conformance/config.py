@@ -79,9 +79,19 @@ class RunConfig:
         """Full Debezium Server configuration (debezium.sink.* / source.* / format.*)."""
         props = {"debezium.sink.type": "kafka",
                  "debezium.sink.kafka.producer.bootstrap.servers": self.bootstrap_servers}
-        props.update({f"debezium.source.{k}": v for k, v in self.source_properties().items()})
-        props.update({"debezium.format.key": "json", "debezium.format.value": "json",
-                      "debezium.format.header": "json"})
+        source = self.source_properties()
+        formats = {"debezium.format.key": "json", "debezium.format.value": "json", "debezium.format.header": "json"}
+        # the harness's converter properties (--prop value.converter.schemas.enable=false, AvroConverter + its
+        # schema.registry.url) are Debezium Server format properties here
+        for key in [k for k in source if k.startswith(("key.converter", "value.converter"))]:
+            value = source.pop(key)
+            side, _, rest = key.partition(".converter")
+            if rest:
+                formats[f"debezium.format.{side}{rest}"] = value
+            else:
+                formats[f"debezium.format.{side}"] = "avro" if "AvroConverter" in value else "json"
+        props.update({f"debezium.source.{k}": v for k, v in source.items()})
+        props.update(formats)
         return props
 
     def write(self, path: Path) -> Path:

@@ -59,7 +59,10 @@ def _mask_ts(d: Any, keys: tuple[str, ...] = TS_KEYS) -> None:
 
 
 def _payload(part: Any) -> Any:
-    return part.get("payload") if isinstance(part, dict) else None
+    if not isinstance(part, dict):
+        return None
+    # schemas.enable=false: the key/value is the payload itself
+    return part.get("payload") if set(part) == {"schema", "payload"} else part
 
 
 def _gtid_strings(event: dict) -> list[Any]:

@@ -7,6 +7,7 @@ each partition in offset order; `seq` is the line number of that merge.
 """
 from __future__ import annotations
 
+import base64
 import heapq
 import json
 from itertools import groupby
@@ -27,14 +28,31 @@ def parse_json_bytes(data: bytes | None) -> Any:
         return {"<not json>": data.decode("utf-8", "replace")}
 
 
-def event_lines(records: list[KafkaRecord]) -> list[dict[str, Any]]:
+def avro_line(data: bytes | None) -> Any:
+    """Confluent wire-format bytes as the harness writes them: {"schema_id", "avro_base64"}; null stays None."""
+    if data is None:
+        return None
+    return {"schema_id": int.from_bytes(data[1:5], "big"), "avro_base64": base64.b64encode(data).decode("ascii")}
+
+
+def write_avro_schemas(path: Path, registry: Any) -> None:
+    """The harness's avro_schemas.json from a tests.support.schema_registry server."""
+    subjects = {s: [{"version": n, "id": i, "schema_type": "AVRO", "schema": text}
+                    for n, (i, text) in enumerate(versions, start=1)]
+                for s, versions in registry.subjects().items()}
+    path.write_text(json.dumps({"schema_registry_url": registry.url, "subjects": subjects}, indent=2,
+                               ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def event_lines(records: list[KafkaRecord], avro: bool = False) -> list[dict[str, Any]]:
     per_partition = [list(g) for _, g in groupby(sorted(records, key=lambda r: (r.topic, r.partition, r.offset)),
                                                  key=lambda r: (r.topic, r.partition))]
     merged = heapq.merge(*per_partition, key=lambda r: (r.timestamp_ms, r.topic, r.partition))
     lines = []
     for seq, r in enumerate(merged, start=1):
         lines.append({"seq": seq, "topic": r.topic, "kafkaPartition": None,
-                      "key": parse_json_bytes(r.key), "value": parse_json_bytes(r.value),
+                      "key": avro_line(r.key) if avro else parse_json_bytes(r.key),
+                      "value": avro_line(r.value) if avro else parse_json_bytes(r.value),
                       "headers": [{"key": k, "value": parse_json_bytes(v)} for k, v in r.headers]})
     return lines
 

@@ -42,7 +42,9 @@ if __package__ in (None, ""):  # run as a script: make `tests.*` importable
 
 from tests.conformance.config import HISTORY_TOPIC, OFFSETS_TOPIC, RunConfig  # noqa: E402
 from tests.conformance.connector_process import ConnectorError, ConnectorProcess  # noqa: E402
-from tests.conformance.output import event_lines, parse_json_bytes, summarize, write_jsonl  # noqa: E402
+from tests.conformance.output import (event_lines, parse_json_bytes, summarize, write_avro_schemas,  # noqa: E402
+                                      write_jsonl)
+from tests.support.schema_registry import SchemaRegistryServer  # noqa: E402
 from tests.support.kafka_dump import consume_all  # noqa: E402
 from tests.support.servers import DatabaseServer, MariaDBServer, MySQLServer, Profile, TansuBroker  # noqa: E402
 from tests.support.workload import Workload  # noqa: E402
@@ -74,6 +76,7 @@ class RunOptions:
     timeout: float = 300
     connector_cmd: tuple[str, ...] = field(default_factory=default_connector_cmd)
     scratch: Path | None = None  # server directories; a fresh temp dir (removed afterwards) if None
+    format: str = "json"  # avro: AvroConverter key/value through a test schema registry (harness --format avro)
 
 
 @dataclass(frozen=True)
@@ -130,13 +133,16 @@ def _offsets_show(opts: RunOptions, config: Path) -> Any:
         raise RunError(f"`binlog-cdc offsets show` printed no JSON ({e}):\n{r.stdout[:2000]}") from None
 
 
-def _collect(opts: RunOptions, broker: TansuBroker, config: Path, info: dict[str, Any]) -> None:
-    """Read the broker back into events.jsonl (+ schema_history.jsonl for Kafka history)."""
+def _collect(opts: RunOptions, broker: TansuBroker, config: Path, info: dict[str, Any],
+             registry: SchemaRegistryServer | None = None) -> None:
+    """Read the broker back into events.jsonl (+ schema_history.jsonl for Kafka history; + avro_schemas.json)."""
     out = opts.out_dir
     topics = broker.topics()
     internal = {OFFSETS_TOPIC, HISTORY_TOPIC}
     records = consume_all(broker.bootstrap_servers, topics)
-    lines = event_lines([r for r in records if r.topic not in internal])
+    lines = event_lines([r for r in records if r.topic not in internal], avro=registry is not None)
+    if registry is not None:
+        write_avro_schemas(out / "avro_schemas.json", registry)
     write_jsonl(out / "events.jsonl", lines)
     info.update(summarize(lines))
     info["partitions"] = {t: n for t, n in sorted(topics.items()) if t not in internal}
@@ -164,6 +170,11 @@ def run_workload(opts: RunOptions) -> RunResult:
     db = _make_server(opts, scratch)
     broker = TansuBroker(scratch / "tansu")
     connector: ConnectorProcess | None = None
+    registry = SchemaRegistryServer().start() if opts.format == "avro" else None
+    if registry is not None:
+        opts = dataclasses.replace(opts, props=opts.props + tuple(
+            f"{side}.converter{suffix}" for side in ("key", "value")
+            for suffix in ("=io.confluent.connect.avro.AvroConverter", f".schema.registry.url={registry.url}")))
     try:
         db.start()
         broker.start()
@@ -209,7 +220,7 @@ def run_workload(opts: RunOptions) -> RunResult:
         if rc != 0:
             raise RunError(f"connector exit code {rc} after SIGTERM (expected 0); see {out / 'connector.log'}:\n"
                            f"{connector.log_tail()}")
-        _collect(opts, broker, config, info)
+        _collect(opts, broker, config, info, registry)
         offsets = _offsets_show(opts, config)
         (out / "offsets.json").write_text(json.dumps(offsets, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         return RunResult(out, rc, info)
@@ -218,11 +229,13 @@ def run_workload(opts: RunOptions) -> RunResult:
             info["connector_rc"] = connector.stop(timeout=30)
             try:  # best effort: what did reach Kafka is the first thing to look at
                 if broker.running and not (out / "events.jsonl").exists():
-                    _collect(opts, broker, out / "application.properties", info)
+                    _collect(opts, broker, out / "application.properties", info, registry)
             except Exception as e:  # noqa: BLE001 - diagnostics only; the original error propagates
                 info["warnings"].append(f"could not read topics back: {e}")
         broker.stop()
         db.stop()
+        if registry is not None:
+            registry.stop()
         if db.cnf.exists():
             shutil.copy2(db.cnf, out / f"{opts.server}.cnf")
         info["wall_s"] = round(time.monotonic() - t0, 2)
@@ -245,10 +258,13 @@ def parse_args(argv: list[str] | None) -> RunOptions:
     ap.add_argument("--connector-cmd", default=None,
                     help="command that provides `run` and `offsets show` (default: the venv's binlog-cdc)")
     ap.add_argument("--scratch", type=Path, default=None, help="server directories (default: a temp dir, removed)")
+    ap.add_argument("--format", choices=("json", "avro"), default="json",
+                    help="avro: Avro keys/values through a test schema registry; events.jsonl then holds "
+                         "{schema_id, avro_base64} as the harness's, plus avro_schemas.json")
     a = ap.parse_args(argv)
     cmd = tuple(shlex.split(a.connector_cmd)) if a.connector_cmd else default_connector_cmd()
     return RunOptions(a.workload, a.out_dir, a.server, tuple(a.prop), a.port, a.offsets, a.history, a.quiet_ms,
-                      a.timeout, cmd, a.scratch)
+                      a.timeout, cmd, a.scratch, a.format)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -127,7 +127,9 @@ def _topic_has_op(bootstrap: str, topic: str, op: str, deadline_s: float = 8.0) 
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": f"probe-{random.random()}",
                          "enable.auto.commit": False, "enable.partition.eof": True})
     try:
-        consumer.assign([TopicPartition(topic, 0, 0)])
+        # A truncate record has no key, so it may land on any partition of an auto-created topic.
+        partitions = consumer.list_topics(topic, timeout=10).topics[topic].partitions
+        consumer.assign([TopicPartition(topic, p, 0) for p in partitions])
         end = time.monotonic() + deadline_s
         while time.monotonic() < end:
             for msg in consumer.consume(500, 0.5):

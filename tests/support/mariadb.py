@@ -72,7 +72,8 @@ class MariaDBServer(DatabaseServer):
                             "--auth-root-authentication-method=normal", "--skip-test-db"],
                            capture_output=True, text=True, stdin=subprocess.DEVNULL)
         if r.returncode != 0:
-            raise ServerError("mariadb-install-db failed:\n" + r.stdout[-3000:] + r.stderr[-3000:])
+            raise ServerError("mariadb-install-db failed:\n" + r.stdout[-3000:] + r.stderr[-3000:]
+                              + "\nerror log:\n" + self.error_log_tail())
 
     def _server_cmd(self) -> list[str]:
         return ["mariadbd", f"--defaults-file={self.cnf}"]

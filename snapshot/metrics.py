@@ -1,0 +1,77 @@
+"""Snapshot progress under Debezium's snapshot metric names (`SnapshotChangeEventSourceMetricsMXBean`).
+
+Written only by the snapshot thread; `as_dict()` is a consistent-enough copy for a status file or
+a metrics endpoint on another thread (each attribute is a single reference assignment).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from schema_history.model import TableId
+
+
+class SnapshotMetrics:
+    def __init__(self, clock: Any = time) -> None:
+        self._clock = clock
+        self.running = False
+        self.completed = False
+        self.aborted = False
+        self.holding_global_lock = False
+        self.total_table_count = 0
+        self.remaining_table_count = 0
+        self.captured_tables: list[str] = []
+        self.rows_scanned: dict[str, int] = {}
+        self.row_estimates: dict[str, int] = {}
+        self._started: float | None = None
+        self._stopped: float | None = None
+
+    # ---------------------------------------------------------------- updates (snapshot thread)
+    def started(self) -> None:
+        self.running, self.completed, self.aborted = True, False, False
+        self._started, self._stopped = self._clock.monotonic(), None
+
+    def tables(self, tables: list[TableId]) -> None:
+        self.captured_tables = [t.dotted() for t in tables]
+        self.total_table_count = self.remaining_table_count = len(tables)
+
+    def lock_changed(self, holding: bool) -> None:
+        self.holding_global_lock = holding
+
+    def table_started(self, table_id: TableId, estimate: int) -> None:
+        self.row_estimates[table_id.dotted()] = estimate
+        self.rows_scanned[table_id.dotted()] = 0
+
+    def rows(self, table_id: TableId, count: int) -> None:
+        self.rows_scanned[table_id.dotted()] = count
+
+    def table_completed(self, table_id: TableId, count: int) -> None:
+        self.rows_scanned[table_id.dotted()] = count
+        self.remaining_table_count = max(0, self.remaining_table_count - 1)
+
+    def finished(self, aborted: bool = False) -> None:
+        self.running = False
+        self.completed, self.aborted = not aborted, aborted
+        self.holding_global_lock = False
+        self._stopped = self._clock.monotonic()
+
+    # ---------------------------------------------------------------- reading
+    def duration_s(self) -> int:
+        if self._started is None:
+            return 0
+        end = self._stopped if self._stopped is not None else self._clock.monotonic()
+        return int(end - self._started)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "SnapshotRunning": self.running,
+            "SnapshotCompleted": self.completed,
+            "SnapshotAborted": self.aborted,
+            "SnapshotDurationInSeconds": self.duration_s(),
+            "HoldingGlobalLock": self.holding_global_lock,
+            "TotalTableCount": self.total_table_count,
+            "RemainingTableCount": self.remaining_table_count,
+            "CapturedTables": list(self.captured_tables),
+            "RowsScanned": dict(self.rows_scanned),
+        }

@@ -1,0 +1,105 @@
+"""Which captured tables the snapshot reads, with which statement, in which order, and how.
+
+Debezium's `RelationalSnapshotChangeEventSource#createDataEvents` and `BinlogSnapshotChangeEventSource`:
+* tables are read in name order or, with `table.include.list`, pattern by pattern in that list's order
+  (a pattern picks the tables it *finds* in `db.table`, as Java's `Pattern.asPredicate`);
+* `snapshot.include.collection.list` narrows the captured tables whose *data* is read (their schema
+  is recorded anyway);
+* `snapshot.select.statement.overrides` (a list of `db.table`) with one
+  `snapshot.select.statement.overrides.<db.table>` property each replaces `SELECT * FROM` for that table;
+* the row estimate comes from `SHOW TABLE STATUS` (none for an overridden table: its statement may
+  select anything); `snapshot.tables.order.by.row.count` sorts by it (stable, no estimate = 0);
+* tables estimated above `min.row.count.to.stream.results` are read with a streaming result set, the
+  others are fetched whole (0 turns streaming off, as in Debezium).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
+
+from connector.errors import ConfigError
+from schema_history.model import TableId
+
+ORDER_DISABLED = "disabled"
+# order name -> sort factor
+ROW_COUNT_ORDERS: dict[str, int] = {"ascending": 1, "descending": -1}
+
+
+@dataclass(frozen=True)
+class SnapshotQueries:
+    include: tuple[str, ...] = ()
+    overrides: Mapping[str, str] = field(default_factory=dict)  # db.table -> SELECT
+    order_by_row_count: str = ORDER_DISABLED
+    min_rows_to_stream: int = 1000
+    fetch_size: int | None = None
+    table_include_order: tuple[str, ...] = ()  # table.include.list
+
+    def __post_init__(self) -> None:
+        if self.order_by_row_count not in ROW_COUNT_ORDERS and self.order_by_row_count != ORDER_DISABLED:
+            raise ConfigError([f"snapshot.tables.order.by.row.count={self.order_by_row_count!r}: use ascending, "
+                               f"descending or disabled"])
+
+    @classmethod
+    def from_properties(cls, raw: Mapping[str, str], include: Sequence[str], order: str, min_rows: int,
+                        fetch_size: int | None, table_include: Sequence[str] = ()) -> "SnapshotQueries":
+        listed = [t.strip() for t in (raw.get("snapshot.select.statement.overrides") or "").split(",") if t.strip()]
+        overrides: dict[str, str] = {}
+        for name in listed:
+            statement = raw.get(f"snapshot.select.statement.overrides.{name}")
+            if not statement:
+                raise ConfigError([f"snapshot.select.statement.overrides lists {name} but "
+                                   f"snapshot.select.statement.overrides.{name} is not set"])
+            overrides[name] = statement
+        return cls(tuple(include), overrides, (order or ORDER_DISABLED).strip().lower(), min_rows, fetch_size,
+                   tuple(table_include))
+
+
+@dataclass(frozen=True)
+class TableRead:
+    table_id: TableId
+    select: str
+    estimate: int | None
+    streaming: bool
+    key_columns: tuple[str, ...] = ()  # set when read in key order (a resumable snapshot)
+
+
+def quote(name: str) -> str:
+    return "`" + name.replace("`", "``") + "`"
+
+
+def quoted_table(table_id: TableId) -> str:
+    return f"{quote(table_id.database)}.{quote(table_id.table)}"
+
+
+def include_list_order(tables: Sequence[TableId], table_include: Sequence[str]) -> list[TableId]:
+    """Debezium's `RelationalSnapshotChangeEventSource#sort`: per pattern of table.include.list, in order, the
+    tables it finds (sorted), each table once; without the list, sorted."""
+    if not table_include:
+        return sorted(tables)
+    ordered: dict[TableId, None] = {}
+    for pattern in (re.compile(p, re.IGNORECASE) for p in table_include):
+        for table_id in sorted(t for t in tables if pattern.search(t.dotted())):
+            ordered.setdefault(table_id, None)
+    return list(ordered)
+
+
+def plan_reads(captured: Sequence[TableId], queries: SnapshotQueries,
+               estimate: Callable[[TableId], int | None]) -> list[TableRead]:
+    patterns = [re.compile(p, re.IGNORECASE) for p in queries.include]
+    reads: list[TableRead] = []
+    for table_id in include_list_order(captured, queries.table_include_order):
+        name = table_id.dotted()
+        if patterns and not any(p.fullmatch(name) for p in patterns):
+            continue
+        override = queries.overrides.get(name)
+        rows = None if override is not None else estimate(table_id)
+        # An override's size is unknown: stream it (Debezium buffers it; streaming keeps memory flat).
+        large = override is not None or (rows is not None and queries.min_rows_to_stream > 0
+                                         and rows > queries.min_rows_to_stream)
+        reads.append(TableRead(table_id, override or f"SELECT * FROM {quoted_table(table_id)}", rows, large))
+    factor = ROW_COUNT_ORDERS.get(queries.order_by_row_count)
+    if factor is not None:
+        reads.sort(key=lambda r: factor * (r.estimate or 0))
+    return reads

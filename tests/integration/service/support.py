@@ -1,0 +1,118 @@
+"""Shared set-up of the service tests: a connector configuration and a running `binlog-cdc run` process."""
+from __future__ import annotations
+
+import json
+import random
+import time
+import uuid
+from pathlib import Path
+from typing import Any, Callable
+
+from tests.conformance.config import write_properties
+from tests.conformance.connector_process import ConnectorProcess
+from tests.conformance.run import default_connector_cmd
+
+
+def connector_config(workdir: Path, server, broker, database: str, prefix: str, **extra: str) -> Path:
+    props = {
+        "debezium.sink.type": "kafka",
+        "debezium.sink.kafka.producer.bootstrap.servers": broker.bootstrap_servers,
+        "debezium.source.connector.class": "io.debezium.connector.mysql.MySqlConnector",
+        "debezium.source.database.hostname": "127.0.0.1",
+        "debezium.source.database.port": str(server.port),
+        "debezium.source.database.user": server.user,
+        "debezium.source.database.password": server.password,
+        "debezium.source.database.server.id": str(random.randint(1000, 100000)),
+        "debezium.source.topic.prefix": prefix,
+        "debezium.source.database.include.list": database,
+        "debezium.source.offset.storage.file.filename": str(workdir / "offsets.dat"),
+        "debezium.source.offset.flush.interval.ms": "0",
+        "debezium.source.schema.history.internal": "io.debezium.storage.file.history.FileSchemaHistory",
+        "debezium.source.schema.history.internal.file.filename": str(workdir / "history.jsonl"),
+    }
+    props.update({f"debezium.source.{k.replace('_', '.')}": v for k, v in extra.items()})
+    path = workdir / "application.properties"
+    write_properties(path, props)
+    return path
+
+
+def new_prefix(tag: str) -> str:
+    return f"{tag}{uuid.uuid4().hex[:8]}"
+
+
+def start_connector(workdir: Path, config: Path, timeout: float = 60) -> ConnectorProcess:
+    proc = ConnectorProcess(list(default_connector_cmd()), config, workdir / "status.json",
+                            workdir / "connector.log").start()
+    proc.wait_streaming(timeout)
+    return proc
+
+
+def wait_until(predicate: Callable[[], Any], timeout: float, what: str, interval: float = 0.1) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
+
+
+def metrics_port() -> int:
+    """A free port in this suite's range (13800-13849)."""
+    import socket
+
+    for port in range(13820, 13850):
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port in 13820-13849")
+
+
+def scrape(port: int, path: str = "/metrics") -> tuple[int, str]:
+    import urllib.error
+    import urllib.request
+
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as resp:
+            return resp.status, resp.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+
+
+def metric(text: str, name: str) -> float:
+    """The value of `debezium_mysql_streaming_<name>` in a Prometheus text exposition."""
+    for line in text.splitlines():
+        if line.startswith(f"debezium_mysql_streaming_{name}{{") or line.startswith(f"debezium_mysql_streaming_{name} "):
+            return float(line.rsplit(" ", 1)[1])
+    raise KeyError(name)
+
+
+def kill_dump_threads(server, user: str) -> int:
+    """KILL CONNECTION every binlog dump thread of `user`; returns how many were killed."""
+    rows = server.query("SELECT id FROM information_schema.processlist WHERE command LIKE 'Binlog Dump%%' "
+                        "AND user = %s", (user,))
+    for (tid,) in rows:
+        try:
+            server.query(f"KILL CONNECTION {int(tid)}")
+        except Exception:  # noqa: BLE001 - it may have gone already
+            pass
+    return len(rows)
+
+
+def restart_in_place(server, down_s: float = 1.0) -> None:
+    """Stop the database server and start it again on the same data directory and port (`server.start()`
+    would wipe the data directory)."""
+    import signal
+    import subprocess
+
+    proc = server._proc
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(60)
+    time.sleep(down_s)
+    with open(server.rundir / "stdout.log", "a") as out:
+        server._proc = subprocess.Popen(server._server_cmd(), stdout=out, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL, start_new_session=True)
+    wait_until(server._ready, 60, f"{server.flavour} to restart", interval=0.2)

@@ -1,0 +1,103 @@
+"""kill -9 in the middle of an initial snapshot, change data while the connector is down, restart:
+the snapshot resumes at the table and key where the acknowledged records end (it does not read the
+finished table again), and replaying everything in Kafka gives exactly the final tables."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.conformance.connector_process import ConnectorProcess
+from tests.conformance.run import default_connector_cmd
+from tests.integration.snapshot.test_locking import _config
+from tests.support.kafka_dump import consume_all
+
+pytestmark = pytest.mark.timeout(300)
+
+SIZES = {"a": 30000, "b": 60000, "c": 50}
+
+
+def _load(server, database: str) -> None:
+    for name, rows in SIZES.items():
+        server.run_sql(f"CREATE TABLE {name} (id INT PRIMARY KEY, v INT NOT NULL, pad VARCHAR(40) NOT NULL)",
+                       database=database)
+        for start in range(1, rows + 1, 5000):
+            values = ",".join(f"({i}, 0, 'row-{i}')" for i in range(start, min(start + 5000, rows + 1)))
+            server.run_sql(f"INSERT INTO {name} VALUES {values};", database=database)
+
+
+def _replay(records, topic: str) -> tuple[dict[int, int], int]:
+    state: dict[int, int] = {}
+    reads = 0
+    for r in records:
+        if r.topic != topic or r.value is None:
+            continue
+        payload = json.loads(r.value)["payload"]
+        key = json.loads(r.key)["payload"]["id"]
+        if payload["op"] == "d":
+            state.pop(key, None)
+        else:
+            state[key] = payload["after"]["v"]
+            reads += payload["op"] == "r"
+    return state, reads
+
+
+def test_kill_9_mid_snapshot_resumes_at_table_and_key(mariadb, broker, unique_database, tmp_path: Path):
+    server = mariadb
+    database = unique_database(server)
+    _load(server, database)
+    prefix = f"res{uuid.uuid4().hex[:8]}"
+    topics = {name: f"{prefix}.{database}.{name}" for name in SIZES}
+    broker.create_topics([*topics.values(), prefix])
+    config = _config(tmp_path / "application.properties", server, broker, database, prefix, server.user)
+    # the test user's password is not "pw": point the config at the server's own user
+    text = config.read_text().replace("database.password=pw", f"database.password={server.password}")
+    config.write_text(text)
+    cmd = list(default_connector_cmd())
+    log_file = tmp_path / "connector.log"
+
+    proc = ConnectorProcess(cmd, config, tmp_path / "status.json", log_file).start()
+    deadline = time.monotonic() + 120
+    while True:
+        st = proc.status() or {}
+        if (st.get("snapshot") or {}).get("RowsScanned", {}).get(f"{database}.b", 0) > 15000:
+            break
+        assert time.monotonic() < deadline, proc.log_tail()
+        assert proc._proc.poll() is None, proc.log_tail()
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc._proc.wait()
+    offsets = (tmp_path / "offsets.dat").read_text(errors="replace")
+    assert "snapshot_resume_table" in offsets and f'"{database}"."b"' in offsets.replace('\\"', '"')
+
+    # changes while the connector is down: in the finished table, the interrupted one and the next
+    server.run_sql("UPDATE a SET v = v + 1 WHERE id <= 100; DELETE FROM a WHERE id BETWEEN 200 AND 210;"
+                   "UPDATE b SET v = v + 5 WHERE id % 1000 = 0; INSERT INTO b VALUES (100001, 7, 'new');"
+                   "DELETE FROM b WHERE id = 59999; UPDATE c SET v = 9 WHERE id = 3;", database=database)
+
+    proc = ConnectorProcess(cmd, config, tmp_path / "status.json", log_file).start()
+    proc.wait_streaming(180)
+    server.run_sql("UPDATE b SET v = v + 1 WHERE id = 2; INSERT INTO c VALUES (1000, 1, 'late');", database=database)
+    proc.wait_caught_up(server.binlog_position(), quiet_ms=1000, timeout=120)
+    assert proc.stop() == 0, proc.log_tail()
+    log = log_file.read_text()
+    assert "Resuming the interrupted snapshot at table" in log, log[-3000:]
+    assert "starting it again" not in log
+
+    records = consume_all(broker.bootstrap_servers, {t: 1 for t in topics.values()})
+    for name, topic in topics.items():
+        final = {int(i): int(v) for i, v in server.query(f"SELECT id, v FROM {name}", database=database)}
+        state, reads = _replay(records, topic)
+        assert state == final, f"table {name}: {len(state)} replayed keys vs {len(final)}"
+        if name == "a":
+            assert reads == SIZES["a"], "the finished table was read again"
+        if name == "b":
+            assert reads < SIZES["b"] + 15000, f"table b read {reads} times: the snapshot started over"
+    history = (tmp_path / "history.jsonl").read_text().splitlines()
+    creates = [h for h in history if "CREATE TABLE `b`" in h]
+    assert len(creates) == 1, "the schema was recorded again"
