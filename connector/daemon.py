@@ -18,7 +18,7 @@ import pymysql
 from pymysqlreplication.event import XidEvent
 
 from connector.binlog import connection as dbconn
-from connector.binlog.gtid import GtidSet
+from connector.binlog.gtid import GtidSet, GtidSourceFilter
 from connector.binlog.position import BinlogPosition, SourceOffset
 from connector.binlog.reader import BinlogReader, ConnectionParams
 from connector.config.loaders import LoadedConfig
@@ -43,7 +43,7 @@ from connector.live_schema import LiveSchema, changes_shape, shape_ddl_table
 from connector.schema_tracker import build_schema_tracker
 from connector.shutdown import ShutdownToken
 from connector.status import StatusFile
-from connector.streaming import ResumePoint, StreamingHandler, StreamingState
+from connector.streaming import ResumePoint as StreamResume, StreamingHandler, StreamingState
 from connector.converters.mappers import column_mappers_from_properties, mapper_lookup
 from connector.table_schema import TableSchemaBuilder, message_key_columns, source_type_propagation
 from snapshot.initial import InitialSnapshot, ResumeInvalid
@@ -340,10 +340,10 @@ class Daemon:
                     f"tables are not the schema at that offset. Restore the lost history instead, or start over "
                     f"with new offsets and snapshot.mode=initial")
 
-    @staticmethod
-    def _check_available(ctl: pymysql.connections.Connection, info: dbconn.ServerInfo, offset: SourceOffset) -> None:
+    def _check_available(self, ctl: pymysql.connections.Connection, info: dbconn.ServerInfo,
+                         offset: SourceOffset) -> None:
         if info.gtid_mode and offset.gtids:
-            dbconn.check_gtids_available(ctl, offset.gtids)
+            dbconn.check_gtids_available(ctl, offset.gtids, GtidSourceFilter.from_properties(self.settings.raw))
         else:
             dbconn.check_position_available(ctl, offset.position())
 
@@ -390,17 +390,23 @@ class Daemon:
         s = self.settings
         self.phase = "streaming"
         use_gtids = info.gtid_mode
+        gtid_filter = GtidSourceFilter.from_properties(s.raw)
+        # With gtid.source filters the offset only ever records the followed sources (as Debezium's does).
+        done = gtid_filter.retain(GtidSet.parse(offset.gtids)) if use_gtids else None
+        if done is not None and not gtid_filter.active:
+            done = GtidSet.parse(offset.gtids)
         resume = None
         if offset.event or offset.row or offset.transaction is not None:
-            resume = ResumePoint(offset.event, offset.row, offset.transaction)
+            resume = StreamResume(offset.event, offset.row, offset.transaction)
         state = StreamingState(
             file=offset.file, restart_pos=offset.pos, server_id=offset.server_id, ts_sec=offset.ts_sec,
-            restart_gtids=offset.gtids if use_gtids else None,
-            current_gtids=GtidSet.parse(offset.gtids) if use_gtids else None,
+            restart_gtids=str(done) if done is not None else None,
+            current_gtids=done,
             resume=resume,
         )
         handler = StreamingHandler(state, dispatcher, use_gtids=use_gtids, is_mariadb=info.is_mariadb,
-                                   provide_transaction_metadata=s.events.provide_transaction_metadata)
+                                   provide_transaction_metadata=s.events.provide_transaction_metadata,
+                                   gtid_filter=gtid_filter)
         heartbeat = self._heartbeat(params, dispatcher)
         stats = self.stats
         stats.gtid_mode = use_gtids
@@ -414,11 +420,12 @@ class Daemon:
                 start = BinlogPosition(state.file, state.restart_pos)
                 if state.in_tx:
                     # Reconnect at the transaction start and skip what was already emitted (its END was not).
-                    state.resume = ResumePoint(state.events, state.rows, state.tx, in_progress=True)
+                    state.resume = StreamResume(state.events, state.rows, state.tx, in_progress=True)
                     state.in_tx = False
                 self.reader = reader = BinlogReader(params, s.database.server_id, start,
                                                     heartbeat_interval_s=server_heartbeat_s,
-                                                    auto_position=state.restart_gtids if use_gtids else None)
+                                                    auto_position=self._auto_position(state, gtid_filter, params)
+                                                    if use_gtids else None)
                 try:
                     reader.open()
                     self._write_status(force=True)
@@ -462,6 +469,19 @@ class Daemon:
             heartbeat.close()
         log.info("stopping: last reader position %s:%s", state.file, state.restart_pos)
 
+    @staticmethod
+    def _auto_position(state: StreamingState, gtid_filter: GtidSourceFilter, params: ConnectionParams) -> str | None:
+        """The GTID set sent with COM_BINLOG_DUMP_GTID: what we completed, plus (with gtid.source filters) the
+        server's GTIDs of the sources we do not follow, so those are skipped rather than replayed."""
+        if not state.restart_gtids or not gtid_filter.active:
+            return state.restart_gtids
+        ctl = dbconn.connect(params)
+        try:
+            executed = GtidSet.parse(dbconn.binlog_status(ctl).executed_gtid_set)
+        finally:
+            ctl.close()
+        return str(gtid_filter.merged_for_connect(GtidSet.parse(state.restart_gtids), executed))
+
     def _heartbeat(self, params: ConnectionParams, dispatcher: Dispatcher) -> Heartbeat:
         s = self.settings
         action = None
@@ -469,7 +489,9 @@ class Daemon:
             action = ActionQuery(s.heartbeat_action_query, lambda: dbconn.connect(params))
         return Heartbeat(s.heartbeat_interval_ms, s.topics.heartbeat_topic(), s.topics.prefix, dispatcher,
                          key_schemas=s.kafka.key_schemas_enable, value_schemas=s.kafka.value_schemas_enable,
-                         action=action)
+                         action=action,
+                         serialize=dispatcher.serialize if "avro" in (s.kafka.key_format, s.kafka.value_format)
+                         else None)
 
 
 class _SnapshotEmitter:

@@ -260,7 +260,15 @@ class Dispatcher:
         self._release_held()
         ts = self.table_schema(table)
         after = ts.convert_snapshot_row(values)
-        self._emit_rows(ts, Operation.READ, None, after, source, _FixedPosition(offset))
+        if self._serializer is not None or Operation.READ.value in self._events.skipped_operations:
+            self._emit_rows(ts, Operation.READ, None, after, source, _FixedPosition(offset))
+            return
+        # The snapshot's hot path: _emit_rows for its one-event case (op=r: no plan, no transaction block, no
+        # key headers), same bytes, ~10% less time per row.
+        self.counters.data_events += 1
+        key = ts.key_bytes(after)
+        value = ts.value_bytes(Operation.READ, None, after, self._source(source), None, self._clock_ns())
+        self._send(OutRecord(self._topic(ts.table.id), key, value, self._context_headers), offset.to_map())
 
     def _emit_rows(self, ts: TableSchema, op: Operation, before: Sequence[Any] | None, after: Sequence[Any] | None,
                    es: EventSource, positions: EventPositions) -> None:

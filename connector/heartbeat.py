@@ -70,12 +70,17 @@ class Heartbeat:
     def __init__(self, interval_ms: int, topic: str, topic_prefix: str, sender: RecordSender, *,
                  key_schemas: bool = True, value_schemas: bool = True, action: ActionQuery | None = None,
                  clock_ms: Callable[[], int] = lambda: time.time_ns() // 1_000_000,
-                 monotonic: Callable[[], float] = time.monotonic) -> None:
+                 monotonic: Callable[[], float] = time.monotonic,
+                 serialize: Callable[..., tuple[bytes | None, bytes | None]] | None = None) -> None:
         self.interval_s = interval_ms / 1000
         self.topic = topic
         self._sender = sender
         self._key = records.heartbeat_key_bytes(topic_prefix, key_schemas)
         self._value_schemas = value_schemas
+        # the dispatcher's converters when they are not JSON text (Avro): (topic, key schema, key, value schema,
+        # value) → (key bytes, value bytes)
+        self._serialize = serialize
+        self._prefix = topic_prefix
         self._action = action
         self._clock_ms = clock_ms
         self._monotonic = monotonic
@@ -99,8 +104,12 @@ class Heartbeat:
     def emit(self, offset: SourceOffset) -> None:
         if self._action is not None:
             self._action.run()
-        value = records.heartbeat_value_bytes(self._clock_ms(), self._value_schemas)
-        self._sender.send_record(OutRecord(self.topic, self._key, value, [], partition=0), offset.to_map())
+        if self._serialize is None:
+            key, value = self._key, records.heartbeat_value_bytes(self._clock_ms(), self._value_schemas)
+        else:
+            key, value = self._serialize(self.topic, records.HEARTBEAT_KEY_SCHEMA, (self._prefix,),
+                                         records.HEARTBEAT_VALUE_SCHEMA, (self._clock_ms(),))
+        self._sender.send_record(OutRecord(self.topic, key, value, [], partition=0), offset.to_map())
         self.sent += 1
         self._next_due = self._monotonic() + self.interval_s
 

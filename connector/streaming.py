@@ -30,7 +30,7 @@ from pymysqlreplication.event import (
 )
 from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateRowsEvent, WriteRowsEvent
 
-from connector.binlog.gtid import GtidSet
+from connector.binlog.gtid import GtidSet, GtidSourceFilter
 from connector.binlog.position import SourceOffset, TransactionState
 from connector.binlog.reader import PositionedEvent
 from connector.binlog.rows_decoder import RowPair, RowsDecoder
@@ -135,6 +135,8 @@ class StreamingState:
     current_gtid: str | None = None
     # The current transaction's original_commit_timestamp (µs), MySQL GTID mode only.
     commit_ts_us: int | None = None
+    # The current transaction comes from a GTID source excluded by gtid.source.includes/excludes.
+    skip_dml: bool = False
     restart_gtids: str | None = None
     current_gtids: GtidSet | None = None
     thread: int | None = None
@@ -175,8 +177,11 @@ class StreamingHandler:
 
     def __init__(self, state: StreamingState, emitter: ChangeEmitter, *, use_gtids: bool, is_mariadb: bool,
                  provide_transaction_metadata: bool,
-                 rows_of: Callable[[object], list[RowPair]] | None = None) -> None:
+                 rows_of: Callable[[object], list[RowPair]] | None = None,
+                 gtid_filter: GtidSourceFilter | None = None) -> None:
         self.state = state
+        # gtid.source.includes/excludes: None when every source is followed (the common case, no per-GTID work).
+        self._gtid_filter = gtid_filter if gtid_filter is not None and gtid_filter.active else None
         self.emitter = emitter
         self._positions = _StatePositions(state)
         self.use_gtids = use_gtids
@@ -242,9 +247,14 @@ class StreamingHandler:
         gtid = pe.event.gtid
         st.current_gtid = gtid
         st.commit_ts_us = getattr(pe.event, "original_commit_us", None) if self.use_gtids else None
+        followed = True
+        if self._gtid_filter is not None:
+            followed = self._gtid_filter.accepts(gtid.rpartition(":")[0])
+            st.skip_dml = self._gtid_filter.filter_dml and not followed
         if st.current_gtids is not None:
             st.restart_gtids = str(st.current_gtids)
-            st.current_gtids = st.current_gtids.add(gtid)
+            if followed:
+                st.current_gtids = st.current_gtids.add(gtid)
 
     def _mariadb_gtid(self, pe: PositionedEvent) -> None:
         if pe.event.flags & MARIADB_FL_STANDALONE:
@@ -323,7 +333,7 @@ class StreamingHandler:
         st = self.state
         ev = pe.event
         table_id = st.table_ids.get(ev.table_id) or TableId(ev.schema, ev.table)
-        if not self.emitter.wants_table(table_id):
+        if st.skip_dml or not self.emitter.wants_table(table_id):
             return
         first = 0
         if st.resume is not None:

@@ -12,6 +12,7 @@ through the same path (`record_snapshot_statement`), as in Debezium's `parseSnap
 
 from __future__ import annotations
 
+import collections
 import logging
 import time
 from typing import Any, Callable, Mapping
@@ -31,6 +32,12 @@ from schema_history.stores.base import SchemaHistoryStore
 log = logging.getLogger(__name__)
 
 
+def _replay_key(position: Mapping[str, Any]) -> tuple[Any, ...]:
+    """Records carry the offset of their binlog event; the text may differ from the event's statement
+    (`DROP TABLE a, b` is recorded per table, versioned comments unwrapped), so the position decides."""
+    return tuple(sorted((str(k), str(v)) for k, v in position.items()))
+
+
 def _hashmap(position: Mapping[str, Any]) -> dict[str, Any]:
     from connector.serde.java_hashmap import as_hashmap
 
@@ -48,6 +55,7 @@ class SchemaHistory:
         self._clock_ms = clock_ms
         self._state = SchemaState(include_comments=self.settings.include_comments)
         self._since_checkpoint = 0
+        self._replayable: set[tuple[Any, ...]] = set()
         # Beyond Debezium: asked first when a statement cannot be parsed; returns the changes it recorded
         # instead (e.g. from SHOW CREATE TABLE, see apply_table_definition) or None to skip/fail as usual.
         self.on_unparseable: Callable[[str, str | None, Mapping[str, Any], DdlParseError],
@@ -74,9 +82,11 @@ class SchemaHistory:
     def recover(self, offset: Mapping[str, Any] | None) -> SchemaState:
         """Rebuild the schema from the store up to `offset` (the connector's committed offset)."""
         raw = getattr(self.store, "raw_records", None)  # JSON text: parsed lazily, after the last checkpoint
-        self._state = recover(raw() if raw is not None else self.store.records(), offset, prefer_ddl=self.settings.prefer_ddl,
+        tail: collections.deque[HistoryRecord] = collections.deque(maxlen=16)
+        self._state = recover(raw() if raw is not None else self.store.records(), offset, tail=tail, prefer_ddl=self.settings.prefer_ddl,
                               ddl_filter=self._filter, skip_unparseable_ddl=self.settings.skip_unparseable_ddl,
                               state=SchemaState(include_comments=self.settings.include_comments))
+        self._replayable = {_replay_key(r.position) for r in tail if not r.position.get("snapshot")}
         return self._state
 
     def apply_ddl(self, ddl: str, database: str | None, position: Mapping[str, Any],
@@ -91,6 +101,14 @@ class SchemaHistory:
         if self._filter.skips(ddl):
             log.debug("DDL filtered out by schema.history.internal.ddl.filter: %s", ddl)
             return []
+        if self._replayable and _replay_key(position) in self._replayable:
+            # With GTIDs a standalone DDL leaves the restart GTID set before itself (Debezium's offset), so
+            # the server sends it again after a restart; its record is already in the recovered schema and
+            # applying it twice would fail (CHANGE COLUMN of a column that is gone) or duplicate records.
+            log.info("DDL at %s:%s is already in the schema history (re-read after a restart): not applied again",
+                     position.get("file"), position.get("pos"))
+            return []
+        self._replayable = set()  # past the resume point: nothing further can be a re-read
         working = self._state.copy()
         try:
             changes = apply_ddl(working, ddl, database)
@@ -117,7 +135,10 @@ class SchemaHistory:
         """Every `checkpoint_interval` recorded statements (streaming only: a snapshot records the whole
         schema anyway), record the whole schema at this position (schema_history.checkpoint)."""
         interval = self.settings.checkpoint_interval
-        if not interval or self._since_checkpoint < interval or position.get("snapshot"):
+        if position.get("snapshot"):
+            self._since_checkpoint = 0  # the snapshot's records are replayed in one go anyway: count from its end
+            return
+        if not interval or self._since_checkpoint < interval:
             return
         for record in checkpoint_records(self._state, self.source, position, ts_ms):
             self.store.append(record)

@@ -9,6 +9,7 @@ charsets, server charset, current database and dropped databases are right after
 
 from __future__ import annotations
 
+import collections
 import logging
 import re
 from typing import Any, Iterable, Mapping
@@ -151,7 +152,7 @@ def apply_record(state: SchemaState, record: HistoryRecord, prefer_ddl: bool = F
 
 def recover(records: Iterable[HistoryRecord | str], offset: Mapping[str, Any] | None, prefer_ddl: bool = False,
             ddl_filter: DdlFilter | None = None, skip_unparseable_ddl: bool = False,
-            state: SchemaState | None = None) -> SchemaState:
+            state: SchemaState | None = None, tail: "collections.deque[HistoryRecord] | None" = None) -> SchemaState:
     """Replay `records` (oldest first) that are at or before `offset` (all of them if None), starting
     from the newest complete schema checkpoint at or before `offset` when there is one."""
     state = state or SchemaState()
@@ -174,5 +175,7 @@ def recover(records: Iterable[HistoryRecord | str], offset: Mapping[str, Any] | 
             continue  # an incomplete checkpoint, or one the chosen one supersedes: nothing new in it
         apply_record(state, record, prefer_ddl, ddl_filter, skip_unparseable_ddl)
         applied += 1
+        if tail is not None:
+            tail.append(record)
     log.info("Recovered schema history: %d records applied, %d tables", applied, len(state.tables))
     return state

@@ -17,6 +17,10 @@ taken and released in steps 2, 6 and 9 depends on `snapshot.locking.mode` (snaps
   8. COMMIT
   9. release what is still held (extended mode, table locks); delayed schema of unlocked tables
 
+Which tables are read, with which statement and in which order: snapshot/plan.py. Each data record's
+offset also records how far the snapshot got, so that an interrupted snapshot resumes instead of
+starting over: snapshot/resume.py, which also gives the consistency argument.
+
 Mode `none` takes no lock. Debezium then reads the position, schema and rows without any snapshot
 transaction; here the position is read *before* `START TRANSACTION WITH CONSISTENT SNAPSHOT`, so a
 write racing the start is at worst read by the snapshot and streamed again (duplicate), never lost.
@@ -182,9 +186,15 @@ class InitialSnapshot:
             else:
                 log.info("Snapshot step 7 - Skipping data (snapshot.mode without data)")
             cur.execute("COMMIT")
-        finally:
-            if locks.holding:
-                locks.release_after_data()
+        except BaseException:
+            if locks.holding:  # best effort: closing the connection releases them anyway
+                try:
+                    locks.release_after_data()
+                except pymysql.err.MySQLError:
+                    pass
+            raise
+        if locks.holding:
+            locks.release_after_data()
         if delayed:
             # As Debezium: the delayed schema comes after the data but before the held last record, with
             # the snapshot's "last" marker in its source.

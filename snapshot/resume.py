@@ -77,6 +77,8 @@ class ResumableOffset:
 
 def encode_key(values: Sequence[Any]) -> str | None:
     """The key as JSON, or None when a value is of a type the resumed range query cannot compare exactly."""
-    if not all(isinstance(v, RESUMABLE_KEY_TYPES) and not isinstance(v, bool) for v in values):
+    if len(values) == 1 and type(values[0]) is int:  # the common case, once per snapshot row: keep it cheap
+        return f"[{values[0]}]"
+    if not all(type(v) in RESUMABLE_KEY_TYPES for v in values):  # type(), not isinstance(): bool is no key
         return None
     return json.dumps(list(values), separators=(",", ":"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import pymysql
 import pymysql.cursors
@@ -15,6 +15,9 @@ import pymysql.cursors
 from connector.binlog.position import BinlogPosition
 from connector.binlog.reader import ConnectionParams
 from connector.errors import ServerSetupError, SourceConnectionError
+
+if TYPE_CHECKING:
+    from connector.binlog.gtid import GtidSourceFilter
 
 log = logging.getLogger(__name__)
 
@@ -224,13 +227,16 @@ def gtid_purged(conn: pymysql.connections.Connection) -> str:
     return (row[0] or "").replace("\n", "") if row else ""
 
 
-def check_gtids_available(conn: pymysql.connections.Connection, done: str) -> None:
+def check_gtids_available(conn: pymysql.connections.Connection, done: str,
+                          source_filter: "GtidSourceFilter | None" = None) -> None:
     """A GTID resume needs every transaction not in `done` still in the server's binlogs: `gtid_purged` must
     be a subset of `done` (Debezium's check; the file name of the offset may not even exist on this server,
     e.g. after a failover)."""
     from connector.binlog.gtid import GtidSet
 
     purged = GtidSet.parse(gtid_purged(conn))
+    if source_filter is not None and source_filter.active:
+        purged = source_filter.retain(purged)  # sources not followed are skipped on connect, never needed
     if not purged.is_subset_of(GtidSet.parse(done)):
         raise ServerSetupError(
             f"the server has purged transactions the connector has not seen yet (gtid_purged={purged}, offset "

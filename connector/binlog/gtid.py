@@ -85,3 +85,46 @@ class GtidSet:
 
     def __bool__(self) -> bool:
         return bool(self.intervals)
+
+
+@dataclass(frozen=True)
+class GtidSourceFilter:
+    """`gtid.source.includes` / `gtid.source.excludes`: which GTID source UUIDs the connector follows.
+
+    Debezium semantics: DML of transactions from other sources is skipped (`gtid.source.filter.dml.events`),
+    their GTIDs are kept out of the offset, and a (re)connect asks the server to skip them by adding the
+    server's own GTIDs of those sources to the set sent with COM_BINLOG_DUMP_GTID (`merged_for_connect`), so
+    they are neither replayed nor required to be still in the binlog. Patterns are anchored and
+    case-insensitive, like Debezium's.
+    """
+
+    includes: tuple[str, ...] = ()
+    excludes: tuple[str, ...] = ()
+    filter_dml: bool = True
+
+    @property
+    def active(self) -> bool:
+        return bool(self.includes or self.excludes)
+
+    def accepts(self, uuid: str) -> bool:
+        import re
+
+        if self.includes:
+            return any(re.fullmatch(p, uuid, re.IGNORECASE) for p in self.includes)
+        return not any(re.fullmatch(p, uuid, re.IGNORECASE) for p in self.excludes)
+
+    def retain(self, gtids: GtidSet, keep: bool = True) -> GtidSet:
+        return GtidSet(tuple((u, spans) for u, spans in gtids.intervals if self.accepts(u) == keep))
+
+    def merged_for_connect(self, done: GtidSet, server_executed: GtidSet) -> GtidSet:
+        return self.retain(done).union(self.retain(server_executed, keep=False))
+
+    @staticmethod
+    def from_properties(raw: dict[str, str]) -> "GtidSourceFilter":
+        from connector.config.fields import BY_NAME
+
+        return GtidSourceFilter(
+            includes=BY_NAME["gtid.source.includes"].value(raw) or (),
+            excludes=BY_NAME["gtid.source.excludes"].value(raw) or (),
+            filter_dml=bool(BY_NAME["gtid.source.filter.dml.events"].value(raw)),
+        )

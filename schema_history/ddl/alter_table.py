@@ -130,6 +130,10 @@ def _alter_drop(cur: Cursor, editor: TableEditor) -> None:
 def alter_table(cur: Cursor, state: SchemaState, ddl: str) -> list[TableEvent] | str:
     cur.accept_words("IF", "EXISTS")
     db, name, _, _ = cur.qualified_name()
+    if cur.accept_word("WAIT"):  # MariaDB: ALTER TABLE t WAIT n | NOWAIT <specification>
+        cur.next()
+    else:
+        cur.accept_word("NOWAIT")
     table_id = resolve_table_id(state, db, name)
     table = state.tables.get(table_id)
     if table is None:

@@ -67,7 +67,8 @@ def _create_user(server, user: str, grants: str) -> None:
                            f"GRANT {grants} ON *.* TO '{user}'@'{h}';\n" for h in hosts), what="user set-up")
 
 
-def _config(path: Path, server, broker, database: str, prefix: str, user: str, **extra: str) -> Path:
+def _config(path: Path, server, broker, database: str, prefix: str, user: str, password: str = "pw",
+            **extra: str) -> Path:
     props = {
         "debezium.sink.type": "kafka",
         "debezium.sink.kafka.producer.bootstrap.servers": broker.bootstrap_servers,
@@ -75,7 +76,7 @@ def _config(path: Path, server, broker, database: str, prefix: str, user: str, *
         "debezium.source.database.hostname": "127.0.0.1",
         "debezium.source.database.port": str(server.port),
         "debezium.source.database.user": user,
-        "debezium.source.database.password": "pw",
+        "debezium.source.database.password": password,
         "debezium.source.database.server.id": str(random.randint(1000, 100000)),
         "debezium.source.topic.prefix": prefix,
         "debezium.source.database.include.list": database,

@@ -47,17 +47,16 @@ def _replay(records, topic: str) -> tuple[dict[int, int], int]:
     return state, reads
 
 
-def test_kill_9_mid_snapshot_resumes_at_table_and_key(mariadb, broker, unique_database, tmp_path: Path):
-    server = mariadb
+@pytest.mark.parametrize("server_name", ["mariadb", "mysql"])
+def test_kill_9_mid_snapshot_resumes_at_table_and_key(server_name, request, broker, unique_database, tmp_path: Path):
+    server = request.getfixturevalue(server_name)
     database = unique_database(server)
     _load(server, database)
     prefix = f"res{uuid.uuid4().hex[:8]}"
     topics = {name: f"{prefix}.{database}.{name}" for name in SIZES}
     broker.create_topics([*topics.values(), prefix])
-    config = _config(tmp_path / "application.properties", server, broker, database, prefix, server.user)
-    # the test user's password is not "pw": point the config at the server's own user
-    text = config.read_text().replace("database.password=pw", f"database.password={server.password}")
-    config.write_text(text)
+    config = _config(tmp_path / "application.properties", server, broker, database, prefix, server.user,
+                     server.password)
     cmd = list(default_connector_cmd())
     log_file = tmp_path / "connector.log"
 
