@@ -239,6 +239,7 @@ def check_gtids_available(conn: pymysql.connections.Connection, done: str,
         purged = source_filter.retain(purged)  # sources not followed are skipped on connect, never needed
     if not purged.is_subset_of(GtidSet.parse(done)):
         raise ServerSetupError(
-            f"the server has purged transactions the connector has not seen yet (gtid_purged={purged}, offset "
+            f"the stored position is no longer on the server: it has purged transactions the connector has not "
+            f"seen yet (gtid_purged={purged}, offset "
             f"gtids={done}); the binlog was purged while the connector was stopped. Set snapshot.mode=when_needed "
             f"to take a new snapshot, or delete the stored offsets to start over")
