@@ -29,7 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-GOLDEN = Path(os.environ.get("BINLOG_CDC_REFERENCE", "/work/shared/reference")) / "expected/basic/events.jsonl"
+GOLDEN = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "golden" / "basic" / "events.jsonl"
 
 
 def _template() -> tuple[bytes, dict, bytes]:

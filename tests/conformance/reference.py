@@ -7,18 +7,16 @@ may not be what Debezium emits with today's.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
 from tests.support.ports import free_port
+from tests.support.shared import REFERENCE as SHARED_REFERENCE
 
-REPO = Path(__file__).resolve().parents[2]
 
 
 def reference_dir() -> Path | None:
-    env = os.environ.get("DBZ_REFERENCE_DIR")
-    candidate = Path(env) if env else REPO.parent / "shared" / "reference"
+    candidate = SHARED_REFERENCE
     return candidate if (candidate / "run_reference.py").exists() else None
 
 

@@ -14,8 +14,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Sequence
+from tests.support.shared import REFERENCE as SHARED_REFERENCE
 
-REFERENCE = Path(os.environ.get("BINLOG_CDC_REFERENCE", "/work/shared/reference"))
+REFERENCE = Path(os.environ.get("BINLOG_CDC_REFERENCE") or SHARED_REFERENCE)
 EXPECTED = REFERENCE / "expected"
 _DECODER = json.JSONDecoder()
 

@@ -20,9 +20,10 @@ from connector.serde.connect_schema import ConnectSchema, Field, Type
 from connector.serde.schema_registry import IncompatibleSchemaError, SchemaRegistryClient
 from tests.integration.avro.connect_json import parse_schema, parse_value
 from tests.support.schema_registry import SchemaRegistryServer
+from tests.support.shared import REFERENCE_EXPECTED
 
 HERE = Path(__file__).resolve().parent
-SHARED = Path("/work/shared/reference/expected")
+SHARED = REFERENCE_EXPECTED
 GOLDENS = [p for p in (SHARED / "basic-avro", SHARED / "basic-mysql-avro", HERE / "golden" / "types-avro",
                        HERE / "golden" / "types-avro-modes") if (p / "avro_schemas.json").exists()]
 

@@ -22,12 +22,13 @@ from connector.serde.java_text import to_float32
 from tests.conformance.compare import compare_dirs, report
 from tests.conformance.run import RunOptions, run_workload
 from tests.integration.avro.connect_json import parse_schema
+from tests.support.shared import REFERENCE_EXPECTED
 
 pytestmark = pytest.mark.timeout(300)
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 WORKLOAD = FIXTURES / "workloads" / "basic.sql"
-SHARED_AVRO = Path("/work/shared/reference/expected/basic-avro")
+SHARED_AVRO = REFERENCE_EXPECTED / "basic-avro"
 TS = ("ts_ms", "ts_us", "ts_ns")
 
 

@@ -25,7 +25,7 @@ from tests.integration.events.servers import Server, mysql_available, start_mari
 from tests.unit.events.golden import REFERENCE, GoldenRecord, source_from, tx_from, value_settings
 
 HERE = Path(__file__).parent / "golden"
-BASIC = Path("/work/shared/reference/workloads/basic.sql")
+BASIC = Path(__file__).resolve().parents[2] / "fixtures" / "workloads" / "basic.sql"  # the harness's basic.sql
 TYPES = HERE / "types.sql"
 
 # case id → (golden dir, workload, flavour)

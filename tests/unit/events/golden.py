@@ -12,8 +12,9 @@ from connector.source_info import SnapshotMarker, SourceInfo
 from connector.envelope import TxBlock
 from schema_history.model import Table, TableId
 from schema_history.table_json import table_from_history_json
+from tests.support.shared import REFERENCE_EXPECTED
 
-REFERENCE = Path("/work/shared/reference/expected")
+REFERENCE = REFERENCE_EXPECTED
 _DECODER = json.JSONDecoder()
 
 

@@ -15,9 +15,10 @@ import pytest
 from schema_history.ddl.parser import apply_ddl
 from schema_history.record import HistoryRecord, to_compact_json
 from schema_history.state import SchemaState
+from tests.support.shared import REFERENCE_EXPECTED
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = Path("/work/shared/reference/expected")
+SHARED = REFERENCE_EXPECTED
 HISTORIES = [
     ROOT / "fixtures/golden/ddl_heavy/schema_history.jsonl",
     ROOT / "fixtures/golden/ddl_heavy-mysql/schema_history.jsonl",
