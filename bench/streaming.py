@@ -25,6 +25,7 @@ from pymysqlreplication import BinLogStreamReader  # noqa: E402
 from pymysqlreplication.row_event import DeleteRowsEvent, UpdateRowsEvent, WriteRowsEvent  # noqa: E402
 
 from tests.conformance.config import write_properties  # noqa: E402
+from tests.support.connector_config import connector_properties  # noqa: E402
 from tests.conformance.connector_process import ConnectorProcess  # noqa: E402
 from tests.conformance.run import default_connector_cmd  # noqa: E402
 from tests.support.servers import MariaDBServer, Profile, TansuBroker  # noqa: E402
@@ -97,21 +98,8 @@ def main() -> int:
             prefix = "bench"
             broker.create_topics([f"{prefix}.bench.events", prefix])
             config = work / "application.properties"
-            write_properties(config, {
-                "debezium.sink.type": "kafka",
-                "debezium.sink.kafka.producer.bootstrap.servers": broker.bootstrap_servers,
-                "debezium.source.database.hostname": "127.0.0.1",
-                "debezium.source.database.port": str(server.port),
-                "debezium.source.database.user": server.user,
-                "debezium.source.database.password": server.password,
-                "debezium.source.database.server.id": "5402",
-                "debezium.source.topic.prefix": prefix,
-                "debezium.source.database.include.list": "bench",
-                "debezium.source.offset.storage.file.filename": str(work / "offsets.dat"),
-                "debezium.source.offset.flush.interval.ms": "1000",
-                "debezium.source.schema.history.internal": "io.debezium.storage.file.history.FileSchemaHistory",
-                "debezium.source.schema.history.internal.file.filename": str(work / "history.jsonl"),
-            })
+            write_properties(config, connector_properties(work, server, broker, "bench", prefix, server_id=5402,
+                                                          flush_interval_ms=1000))
             cmd = list(default_connector_cmd())
             # First start: snapshot of the empty table, so the stored offset is the binlog position before the load.
             proc = ConnectorProcess(cmd, config, work / "status.json", work / "connector.log").start()

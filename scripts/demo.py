@@ -2,7 +2,8 @@
 """`make demo`: the Debezium tutorial, locally, with binlog-cdc in place of Kafka Connect.
 
  1. starts a private MariaDB 10.11 (the `defaults` profile: what users run) holding the
-    tutorial's `inventory` database (scripts/inventory.sql), and a Tansu Kafka broker;
+    tutorial's `inventory` database (docker/mysql/init/10-inventory.sql, as in the Docker
+    set-up), and a Tansu Kafka broker;
  2. writes a Debezium Server configuration and starts `binlog-cdc run` on it;
  3. once the snapshot is done, updates a customer, places an order and deletes an address;
  4. prints every topic with its record count and a few records, then stops everything.
@@ -32,7 +33,7 @@ UPDATE customers SET first_name = 'Anne Marie' WHERE id = 1004;
 INSERT INTO orders VALUES (DEFAULT, '2026-11-20', 1004, 3, 109);
 DELETE FROM addresses WHERE id = 16;
 """
-TABLES = ("products", "products_on_hand", "customers", "addresses", "orders")
+TABLES = ("products", "products_on_hand", "customers", "addresses", "orders", "geom")
 
 
 def config(work: Path, db: MariaDBServer, broker: TansuBroker) -> dict[str, str]:
@@ -66,7 +67,7 @@ def describe(line: dict) -> str:
 def demo(work: Path, show: int, connector_cmd: list[str]) -> int:
     with MariaDBServer(work / "mariadb", profile=Profile.DEFAULTS) as db, TansuBroker(work / "tansu") as broker:
         print(f"MariaDB {db.version()} on 127.0.0.1:{db.port}, Tansu on {broker.bootstrap_servers}")
-        db.run_sql((REPO / "scripts" / "inventory.sql").read_text(encoding="utf-8"))
+        db.run_sql((REPO / "docker" / "mysql" / "init" / "10-inventory.sql").read_text(encoding="utf-8"))
         # single-partition topics, as Apache Kafka's default num.partitions=1 would create them
         broker.create_topics(["dbserver1", *(f"dbserver1.inventory.{t}" for t in TABLES)])
         cfg = work / "application.properties"

@@ -1,6 +1,6 @@
 """`schema.name.adjustment.mode` / `field.name.adjustment.mode`: making names valid for Avro.
 
-Rules as the reference runs of Debezium 3.6.3 show them (tests/integration/events/golden/types-*names):
+Rules as the reference runs of Debezium 3.6.3 show them (tests/fixtures/golden/types-*names):
 
 * `none` leaves names alone (the default since Debezium 2.0);
 * `avro` replaces each character Avro does not allow with `_`; a leading digit gets a `_` in front

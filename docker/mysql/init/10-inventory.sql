@@ -1,5 +1,6 @@
 -- The `inventory` sample database of Debezium's tutorial: products, stock, customers, their
--- addresses, orders, and a table of geometries. Loaded once, when the MySQL volume is empty.
+-- addresses, orders, and a table of geometries. Loaded once, when the MySQL volume is empty, and by
+-- `make demo` (scripts/demo.py) into its private MariaDB: keep it plain SQL both servers accept.
 CREATE DATABASE IF NOT EXISTS inventory;
 USE inventory;
 

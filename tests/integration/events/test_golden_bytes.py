@@ -24,9 +24,10 @@ from tests.integration.events.replay import Replay
 from tests.integration.events.servers import Server, mysql_available, start_mariadb, start_mysql
 from tests.unit.events.golden import REFERENCE, GoldenRecord, source_from, tx_from, value_settings
 
-HERE = Path(__file__).parent / "golden"
+HERE = Path(__file__).resolve().parents[2] / "fixtures" / "golden"
+WORKLOADS = HERE.parent / "workloads"
 BASIC = Path(__file__).resolve().parents[2] / "fixtures" / "workloads" / "basic.sql"  # the harness's basic.sql
-TYPES = HERE / "types.sql"
+TYPES = WORKLOADS / "types.sql"
 
 # case id → (golden dir, workload, flavour)
 CASES = {
@@ -143,7 +144,7 @@ def test_vector_snapshot_byte_exact(servers: dict[str, Server]) -> None:
     allow_binary_vectors()
     golden_dir = HERE / "vector-mysql"
     server = _server(servers, "mysql")
-    replay = Replay(golden_dir, HERE / "vector.sql", server, value_settings(golden_dir), PORTS["mysql"] + 41,
+    replay = Replay(golden_dir, WORKLOADS / "vector.sql", server, value_settings(golden_dir), PORTS["mysql"] + 41,
                     read_binlog=False)
     golden = replay.golden_data(snapshot=True)
     assert len(golden) == 2

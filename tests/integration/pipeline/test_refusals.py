@@ -13,25 +13,13 @@ import pytest
 from tests.conformance.config import write_properties
 from tests.conformance.connector_process import ConnectorProcess
 from tests.conformance.run import default_connector_cmd
+from tests.support.connector_config import connector_properties
 
 pytestmark = pytest.mark.timeout(180)
 
 
 def _props(server, broker, prefix: str, workdir: Path, database: str) -> dict[str, str]:
-    return {
-        "debezium.sink.type": "kafka",
-        "debezium.sink.kafka.producer.bootstrap.servers": broker.bootstrap_servers,
-        "debezium.source.database.hostname": "127.0.0.1",
-        "debezium.source.database.port": str(server.port),
-        "debezium.source.database.user": server.user,
-        "debezium.source.database.password": server.password,
-        "debezium.source.database.server.id": "6401",
-        "debezium.source.topic.prefix": prefix,
-        "debezium.source.database.include.list": database,
-        "debezium.source.offset.storage.file.filename": str(workdir / "offsets.dat"),
-        "debezium.source.schema.history.internal": "io.debezium.storage.file.history.FileSchemaHistory",
-        "debezium.source.schema.history.internal.file.filename": str(workdir / "history.jsonl"),
-    }
+    return connector_properties(workdir, server, broker, database, prefix, server_id=6401)
 
 
 def _run_once(config: Path) -> subprocess.CompletedProcess:

@@ -12,13 +12,12 @@ import random
 import threading
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 
-from tests.conformance.config import write_properties
 from tests.conformance.connector_process import ConnectorProcess
 from tests.conformance.run import default_connector_cmd
+from tests.support.connector_config import write_connector_config
 from tests.support.kafka_dump import consume_all
 
 pytestmark = pytest.mark.timeout(300)
@@ -66,28 +65,6 @@ class Writer(threading.Thread):
             self.error = exc
 
 
-def _config(path: Path, server, broker, database: str, prefix: str, workdir: Path) -> Path:
-    props = {
-        "debezium.sink.type": "kafka",
-        "debezium.sink.kafka.producer.bootstrap.servers": broker.bootstrap_servers,
-        "debezium.source.connector.class": "io.debezium.connector.mysql.MySqlConnector",
-        "debezium.source.database.hostname": "127.0.0.1",
-        "debezium.source.database.port": str(server.port),
-        "debezium.source.database.user": server.user,
-        "debezium.source.database.password": server.password,
-        "debezium.source.database.server.id": str(random.randint(1000, 100000)),
-        "debezium.source.topic.prefix": prefix,
-        "debezium.source.database.include.list": database,
-        "debezium.source.provide.transaction.metadata": "true",
-        "debezium.source.offset.storage.file.filename": str(workdir / "offsets.dat"),
-        "debezium.source.offset.flush.interval.ms": "0",
-        "debezium.source.schema.history.internal": "io.debezium.storage.file.history.FileSchemaHistory",
-        "debezium.source.schema.history.internal.file.filename": str(workdir / "history.jsonl"),
-    }
-    write_properties(path, props)
-    return path
-
-
 @pytest.mark.parametrize("server_name", ["mariadb", "mysql"])
 def test_sigterm_restarts_mid_stream_lose_and_repeat_nothing(server_name, request, broker, unique_database,
                                                              tmp_path):
@@ -98,7 +75,8 @@ def test_sigterm_restarts_mid_stream_lose_and_repeat_nothing(server_name, reques
     data_topic = f"{prefix}.{database}.items"
     tx_topic = f"{prefix}.transaction"
     broker.create_topics([data_topic, tx_topic, prefix])
-    config = _config(tmp_path / "application.properties", server, broker, database, prefix, tmp_path)
+    config = write_connector_config(tmp_path, server, broker, database, prefix,
+                                    provide_transaction_metadata="true")
     cmd = list(default_connector_cmd())
 
     def start() -> ConnectorProcess:

@@ -1,39 +1,18 @@
 """Shared set-up of the service tests: a connector configuration and a running `binlog-cdc run` process."""
 from __future__ import annotations
 
-import json
-import random
 import time
 import uuid
 from pathlib import Path
 from typing import Any, Callable
 
-from tests.conformance.config import write_properties
 from tests.conformance.connector_process import ConnectorProcess
 from tests.conformance.run import default_connector_cmd
+from tests.support.connector_config import write_connector_config
 
 
 def connector_config(workdir: Path, server, broker, database: str, prefix: str, **extra: str) -> Path:
-    props = {
-        "debezium.sink.type": "kafka",
-        "debezium.sink.kafka.producer.bootstrap.servers": broker.bootstrap_servers,
-        "debezium.source.connector.class": "io.debezium.connector.mysql.MySqlConnector",
-        "debezium.source.database.hostname": "127.0.0.1",
-        "debezium.source.database.port": str(server.port),
-        "debezium.source.database.user": server.user,
-        "debezium.source.database.password": server.password,
-        "debezium.source.database.server.id": str(random.randint(1000, 100000)),
-        "debezium.source.topic.prefix": prefix,
-        "debezium.source.database.include.list": database,
-        "debezium.source.offset.storage.file.filename": str(workdir / "offsets.dat"),
-        "debezium.source.offset.flush.interval.ms": "0",
-        "debezium.source.schema.history.internal": "io.debezium.storage.file.history.FileSchemaHistory",
-        "debezium.source.schema.history.internal.file.filename": str(workdir / "history.jsonl"),
-    }
-    props.update({f"debezium.source.{k.replace('_', '.')}": v for k, v in extra.items()})
-    path = workdir / "application.properties"
-    write_properties(path, props)
-    return path
+    return write_connector_config(workdir, server, broker, database, prefix, **extra)
 
 
 def new_prefix(tag: str) -> str:

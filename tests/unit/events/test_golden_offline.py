@@ -38,7 +38,7 @@ from tests.unit.events.golden import (
     tx_from,
 )
 
-LOCAL = Path(__file__).parents[2] / "integration" / "events" / "golden"
+LOCAL = Path(__file__).parents[2] / "fixtures" / "golden"
 DIRS = [REFERENCE / "basic", REFERENCE / "basic-mysql", LOCAL / "types", LOCAL / "types-mysql",
         LOCAL / "types-modes", LOCAL / "types-mysql-modes", LOCAL / "types-names", LOCAL / "types-mysql-names",
         LOCAL / "types-mappers", LOCAL / "vector-mysql"]
@@ -166,7 +166,7 @@ def test_simple_header_converter_format() -> None:
 def test_heartbeat_records() -> None:
     from tests.unit.events.golden import parse_line
 
-    lines = (LOCAL / "heartbeat.jsonl").read_text(encoding="utf-8").splitlines()
+    lines = (LOCAL / "heartbeat" / "heartbeat.jsonl").read_text(encoding="utf-8").splitlines()
     assert len(lines) >= 2
     for line in lines:
         record = parse_line(line)
