@@ -4,9 +4,12 @@ into Kafka, timed from the connector's start until Kafka acknowledged the last s
 In the same run, the baseline: a plain PyMySQL SSCursor reading the same table (no conversion,
 no serialization, no Kafka). Real Debezium 3.6.3 reads about 18.8k rows/s on this kind of machine.
 
-    .venv/bin/python bench/snapshot.py [--rows 300000] [--profile]
+    .venv/bin/python bench/snapshot.py [--rows 300000] [--profile] [--baseline DIR] [--repeat N]
 
 `--profile` runs the connector under cProfile (much slower) and prints the top functions.
+`--baseline DIR` runs, back to back on the same servers, the connector of another source tree, e.g.
+`mkdir /tmp/base && git archive HEAD~1 | tar -x -C /tmp/base`: on a shared machine only such pairs
+(and the connector's CPU seconds, also reported) compare; wall-clock rows/s move with the load.
 The last line of output is one JSON object: {"rows_per_s": ..., "sscursor_rows_per_s": ..., ...}
 """
 from __future__ import annotations
@@ -26,6 +29,7 @@ import pymysql  # noqa: E402
 import pymysql.cursors  # noqa: E402
 
 from tests.conformance.config import write_properties  # noqa: E402
+from tests.support.connector_config import connector_properties  # noqa: E402
 from tests.conformance.connector_process import ConnectorProcess  # noqa: E402
 from tests.conformance.run import default_connector_cmd  # noqa: E402
 from tests.support.servers import MariaDBServer, Profile, TansuBroker  # noqa: E402
@@ -78,10 +82,66 @@ def _rss_kb(pid: int | None) -> int:
     return 0
 
 
+def _cpu_s(pid: int | None) -> float | None:
+    """User + system CPU seconds of the process so far, all threads (None once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def snapshot_once(work: Path, server: MariaDBServer, broker: TansuBroker, rows: int, name: str,
+                  root: Path | None = None, profile: bool = False) -> dict:
+    """One `initial_only` snapshot of bench.t through the CLI into fresh topics; `root` runs the connector
+    package from another source tree (the baseline) instead of this one."""
+    run_dir = work / name
+    run_dir.mkdir()
+    prefix = f"bench{name}"
+    broker.create_topics([f"{prefix}.bench.t", prefix])
+    config = run_dir / "application.properties"
+    write_properties(config, connector_properties(run_dir, server, broker, "bench", prefix, server_id=5403,
+                                                  flush_interval_ms=1000, snapshot_mode="initial_only"))
+    cmd = list(default_connector_cmd())
+    prof = Path(os.environ.get("BENCH_SNAPSHOT_PROF", run_dir / "snapshot.prof"))
+    if profile:
+        cmd = [sys.executable, "-m", "cProfile", "-o", str(prof), "-m", "connector.cli"]
+    expected = rows + 6  # + schema change records (SET, DROP TABLE, DROP/CREATE DATABASE, USE, CREATE)
+    saved = os.environ.get("PYTHONPATH")
+    if root is not None:  # PYTHONPATH comes before the venv's editable install: the baseline's packages win
+        os.environ["PYTHONPATH"] = str(root)
+    try:
+        t0 = time.perf_counter()
+        proc = ConnectorProcess(cmd, config, run_dir / "status.json", run_dir / "connector.log").start()
+    finally:
+        if root is not None:
+            os.environ.pop("PYTHONPATH") if saved is None else os.environ.update(PYTHONPATH=saved)
+    last: dict = {}
+    peak_kb, cpu = 0, 0.0
+    while proc._proc is not None and proc._proc.poll() is None:
+        last = proc.status() or last
+        peak_kb = max(peak_kb, _rss_kb(proc.pid))
+        cpu = _cpu_s(proc.pid) or cpu
+        time.sleep(0.02)
+    elapsed = time.perf_counter() - t0
+    rc = proc.stop()
+    last = proc.status() or last
+    if rc != 0 or last.get("records_acked", 0) < expected:
+        raise SystemExit(f"connector rc={rc}, status {last}\n{proc.log_tail()}")
+    if profile and prof.exists():
+        pstats.Stats(str(prof)).sort_stats("tottime").print_stats(25)
+    return {"rows_per_s": rows / elapsed, "seconds": elapsed, "cpu_s": cpu, "peak_mb": peak_kb / 1024,
+            "snapshot": last.get("snapshot") or {}}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=300_000)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--baseline", type=Path, metavar="DIR",
+                        help="also snapshot with the connector of the source tree DIR (e.g. `git archive` of an "
+                             "older commit), alternating with this tree, and report both")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per connector (the best one is reported)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-snapshot-") as tmp:
         work = Path(tmp)
@@ -91,65 +151,42 @@ def main() -> int:
             print(f"loaded {args.rows} rows in {time.perf_counter() - t0:.1f} s", flush=True)
             n, base_s = sscursor_rate(server)
             base_rate = n / base_s
-            print(f"baseline: PyMySQL SSCursor read {n} rows in {base_s:.2f} s = {base_rate:,.0f} rows/s", flush=True)
+            print(f"bare read: PyMySQL SSCursor read {n} rows in {base_s:.2f} s = {base_rate:,.0f} rows/s", flush=True)
 
-            prefix = "bench"
-            broker.create_topics([f"{prefix}.bench.t", prefix])
-            config = work / "application.properties"
-            write_properties(config, {
-                "debezium.sink.type": "kafka",
-                "debezium.sink.kafka.producer.bootstrap.servers": broker.bootstrap_servers,
-                "debezium.source.database.hostname": "127.0.0.1",
-                "debezium.source.database.port": str(server.port),
-                "debezium.source.database.user": server.user,
-                "debezium.source.database.password": server.password,
-                "debezium.source.database.server.id": "5403",
-                "debezium.source.topic.prefix": prefix,
-                "debezium.source.database.include.list": "bench",
-                "debezium.source.snapshot.mode": "initial_only",
-                "debezium.source.offset.storage.file.filename": str(work / "offsets.dat"),
-                "debezium.source.offset.flush.interval.ms": "1000",
-                "debezium.source.schema.history.internal": "io.debezium.storage.file.history.FileSchemaHistory",
-                "debezium.source.schema.history.internal.file.filename": str(work / "history.jsonl"),
-            })
-            cmd = list(default_connector_cmd())
-            prof = Path(os.environ.get("BENCH_SNAPSHOT_PROF", work / "snapshot.prof"))
-            if args.profile:
-                cmd = [sys.executable, "-m", "cProfile", "-o", str(prof), "-m", "connector.cli"]
-            expected = args.rows + 6  # + schema change records (SET, DROP TABLE, DROP/CREATE DATABASE, USE, CREATE)
-            t0 = time.perf_counter()
-            proc = ConnectorProcess(cmd, config, work / "status.json", work / "connector.log").start()
-            last: dict = {}
-            peak_kb = 0
-            while proc._proc is not None and proc._proc.poll() is None:
-                last = proc.status() or last
-                peak_kb = max(peak_kb, _rss_kb(proc.pid))
-                time.sleep(0.02)
-            elapsed = time.perf_counter() - t0
-            rc = proc.stop()
-            last = proc.status() or last
-            if rc != 0 or last.get("records_acked", 0) < expected:
-                raise SystemExit(f"connector rc={rc}, status {last}\n{proc.log_tail()}")
-            rate = args.rows / elapsed
-            peak_mb = peak_kb / 1024
-            snap = last.get("snapshot") or {}
-            print(f"binlog-cdc: {args.rows} rows snapshotted to Kafka (all acknowledged) in {elapsed:.2f} s = "
-                  f"{rate:,.0f} rows/s ({rate / base_rate:.2f}x the bare SSCursor read; Debezium 3.6.3 ~18.8k rows/s)",
-                  flush=True)
-            print(f"connector peak RSS {peak_mb:.0f} MB (streamed result set: flat in the table size)", flush=True)
-            if args.profile and prof.exists():
-                pstats.Stats(str(prof)).sort_stats("tottime").print_stats(25)
-            print(json.dumps({
-                "rows_per_s": round(rate),
+            runs: dict[str, list[dict]] = {"current": [], "baseline": []}
+            for i in range(args.repeat):
+                if args.baseline is not None:
+                    runs["baseline"].append(snapshot_once(work, server, broker, args.rows, f"b{i}", args.baseline))
+                runs["current"].append(snapshot_once(work, server, broker, args.rows, f"c{i}",
+                                                     profile=args.profile))
+            best = {k: max(v, key=lambda r: r["rows_per_s"]) for k, v in runs.items() if v}
+            for kind, r in best.items():
+                print(f"{kind}: {args.rows} rows snapshotted to Kafka (all acknowledged) in {r['seconds']:.2f} s = "
+                      f"{r['rows_per_s']:,.0f} rows/s ({r['rows_per_s'] / base_rate:.2f}x the bare SSCursor read; "
+                      f"Debezium 3.6.3 ~18.8k rows/s); connector CPU {r['cpu_s']:.1f} s = "
+                      f"{args.rows / max(r['cpu_s'], 1e-9):,.0f} rows per CPU-second; peak RSS {r['peak_mb']:.0f} MB",
+                      flush=True)
+            current = best["current"]
+            out = {
+                "rows_per_s": round(current["rows_per_s"]),
                 "sscursor_rows_per_s": round(base_rate),
-                "ratio_vs_sscursor": round(rate / base_rate, 2),
-                "vs_debezium_18_8k": round(rate / 18800, 2),
+                "ratio_vs_sscursor": round(current["rows_per_s"] / base_rate, 2),
+                "vs_debezium_18_8k": round(current["rows_per_s"] / 18800, 2),
                 "rows": args.rows,
-                "seconds": round(elapsed, 2),
-                "connector_peak_rss_mb": round(peak_mb),
-                "snapshot_metrics": snap,
+                "seconds": round(current["seconds"], 2),
+                "connector_cpu_s": round(current["cpu_s"], 2),
+                "connector_peak_rss_mb": round(current["peak_mb"]),
+                "snapshot_metrics": current["snapshot"],
                 "cpus": os.cpu_count(),
-            }))
+                "load_avg_1m": os.getloadavg()[0],
+            }
+            if "baseline" in best:
+                b = best["baseline"]
+                out["baseline"] = {"rows_per_s": round(b["rows_per_s"]), "seconds": round(b["seconds"], 2),
+                                   "connector_cpu_s": round(b["cpu_s"], 2)}
+                out["speedup_wall"] = round(current["rows_per_s"] / b["rows_per_s"], 2)
+                out["speedup_cpu"] = round(b["cpu_s"] / max(current["cpu_s"], 1e-9), 2)
+            print(json.dumps(out))
     return 0
 
 

@@ -44,13 +44,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     from connector.binlog import connection as dbconn
     from connector.binlog.reader import binlog_file_start_time
-    from connector.daemon import connection_params, make_offset_store
+    from connector.daemon import connection_params, make_offset_store, snapshot_policy
     from connector.purge_monitor import SERVER_ID_OFFSET
 
     loaded = _load(args)
     for warning in loaded.warnings:
         print(f"warning: {warning}")
     settings = loaded.settings()
+    snapshot_policy(settings)  # snapshot modes that cannot run fail here as at start
     params = connection_params(settings)
     store = make_offset_store(settings)
     try:

@@ -10,15 +10,14 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pymysql
 from pymysqlreplication.event import XidEvent
 
 from connector.binlog import connection as dbconn
-from connector.binlog.gtid import GtidSet, GtidSourceFilter
+from connector.binlog.gtid import GtidSet, GtidSourceFilter, MariaGtidPosition
 from connector.binlog.position import BinlogPosition, SourceOffset
 from connector.binlog.reader import BinlogReader, ConnectionParams
 from connector.config.loaders import LoadedConfig
@@ -48,12 +47,16 @@ from connector.converters.mappers import column_mappers_from_properties, mapper_
 from connector.table_schema import TableSchemaBuilder, message_key_columns, source_type_propagation
 from snapshot.initial import InitialSnapshot, ResumeInvalid
 from snapshot.metrics import SnapshotMetrics
+from snapshot.modes import SnapshotPolicy, policy_for
 from snapshot.plan import SnapshotQueries
 from snapshot.resume import ResumePoint
 
 log = logging.getLogger(__name__)
 
-SNAPSHOT_DATA_MODES = {SnapshotMode.INITIAL, SnapshotMode.INITIAL_ONLY, SnapshotMode.ALWAYS, SnapshotMode.WHEN_NEEDED}
+
+def snapshot_policy(settings: Settings) -> SnapshotPolicy:
+    """What snapshot.mode does at start (snapshot/modes.py); a ConfigError for a mode that cannot run."""
+    return policy_for(settings.snapshot.mode, settings.snapshot.configuration_based)
 
 
 def connection_params(settings: Settings) -> ConnectionParams:
@@ -164,6 +167,8 @@ class Daemon:
         self.reader: BinlogReader | None = None
         self.stats = StreamingStats()
         self.snapshot_metrics = SnapshotMetrics()
+        # What snapshot.mode does at start (snapshot/modes.py); refuses unsupported modes before connecting.
+        self.policy = snapshot_policy(self.settings)
 
     # ---------------------------------------------------------------- wiring
     def run(self) -> int:
@@ -176,6 +181,7 @@ class Daemon:
         ctl = dbconn.connect(params)
         info = dbconn.server_info(ctl)
         dbconn.check_server(info)
+        dbconn.warn_include_query(info, s.events.include_query)
         dbconn.check_privileges(ctl, s.database.user)
         log.info("source server %s (%s), gtid_mode=%s", info.version, info.flavor, info.gtid_mode)
 
@@ -210,8 +216,8 @@ class Daemon:
         try:
             offset = self._start_offset(stored, ctl, info, schema, table_filter, dispatcher, params)
             self._flush_and_commit()
-            if s.snapshot.mode == SnapshotMode.INITIAL_ONLY:
-                log.info("snapshot.mode=initial_only: snapshot done, not streaming")
+            if not self.policy.stream:
+                log.info("snapshot.mode=%s: snapshot done, not streaming", s.snapshot.mode.value)
                 return 0
             if self.token.requested:
                 return 0
@@ -266,23 +272,31 @@ class Daemon:
                       params: ConnectionParams) -> SourceOffset:
         s = self.settings
         mode = s.snapshot.mode
+        policy = self.policy
         previous = SourceOffset.from_map(stored) if stored else None
-        if previous is not None and not previous.snapshot_in_progress and mode == SnapshotMode.RECOVERY:
+        completed = previous is not None and not previous.snapshot_in_progress
+        # Recovery: the schema at the stored offset, asked for (recovery) or because the history is lost and
+        # configuration_based's snapshot.on.schema.error allows it (Debezium's validateSchemaHistory).
+        lost_history = completed and policy.on_schema_error and not policy.snapshots(True) and not schema.exists()
+        if completed and ((policy.snapshot_schema(True) and not policy.stream_from_snapshot) or lost_history):
+            assert previous is not None
             self._check_available(ctl, info, previous)
             self._refuse_recovery_after_ddl(previous, table_filter)
-            log.info("snapshot.mode=recovery: rebuilding the schema history from the current tables at %s",
+            log.info("snapshot.mode=%s: rebuilding the schema history from the current tables at %s", mode.value,
                      previous.position())
             self._snapshot(schema, table_filter, dispatcher, params, info, mode, recovery_offset=previous)
             return previous
-        if previous is not None and not previous.snapshot_in_progress and mode != SnapshotMode.ALWAYS:
+        if completed and not policy.snapshots(offset_exists=True):
+            assert previous is not None
             log.info("resuming from stored offset %s", stored)
             try:
                 self._check_available(ctl, info, previous)
             except ServerSetupError:
-                if mode != SnapshotMode.WHEN_NEEDED:
+                if not policy.on_data_error:
                     raise
-                log.warning("stored position %s was purged; snapshot.mode=when_needed takes a new snapshot",
-                            previous.position())
+                log.warning("stored position %s was purged; snapshot.mode=%s takes a new snapshot",
+                            previous.position(), mode.value)
+                previous = None  # as Debezium's resetOffset: snapshot as on a first start
             else:
                 schema.recover(previous.to_map(include_transaction=False))
                 return previous
@@ -292,16 +306,26 @@ class Daemon:
             if resumed is not None:
                 return resumed
             log.info("the previous snapshot did not complete; starting it again")
-        if mode == SnapshotMode.NEVER:
+        offset_exists = previous is not None
+        in_progress = previous is not None and previous.snapshot_in_progress
+        if in_progress and not policy.snapshots(True, True):
+            raise ServerSetupError(f"the connector stopped during a snapshot, but snapshot.mode={mode.value} takes "
+                                   f"no snapshot now: use snapshot.mode=initial or when_needed to take it again")
+        if policy.on_schema_error and stored is None:
+            raise ServerSetupError(f"snapshot.mode={mode.value} rebuilds the schema history for stored offsets, but "
+                                   f"there are none; with no offsets use snapshot.mode=initial")
+        if not policy.snapshots(offset_exists, in_progress):
             first = dbconn.binary_logs(ctl)[0][0]
-            log.info("snapshot.mode=never: streaming from the start of the oldest binlog %s; tables created "
-                     "before it have no schema and cannot be captured", first)
+            log.info("snapshot.mode=%s takes no snapshot: streaming from the start of the oldest binlog %s; tables "
+                     "created before it have no schema and cannot be captured", mode.value, first)
             schema.reset()
             return SourceOffset(file=first, pos=4)
-        if mode == SnapshotMode.RECOVERY:
-            raise ServerSetupError("snapshot.mode=recovery needs stored offsets (it rebuilds the schema history "
-                                   "for them); with no offsets use snapshot.mode=initial")
-        return self._snapshot(schema, table_filter, dispatcher, params, info, mode)
+        with_data = policy.snapshot_data(offset_exists, in_progress)
+        if offset_exists and not in_progress and not with_data:
+            log.warning("snapshot.mode=%s re-reads the schema at a new binlog position despite the stored offset %s "
+                        "(as Debezium): changes made while the connector was stopped are not streamed",
+                        mode.value, previous.position() if previous else "-")
+        return self._snapshot(schema, table_filter, dispatcher, params, info, mode, with_data=with_data)
 
     def _resume_snapshot(self, stored: dict[str, Any] | None, previous: SourceOffset,
                          ctl: pymysql.connections.Connection, info: dbconn.ServerInfo, schema: Any,
@@ -310,7 +334,7 @@ class Daemon:
         """Continue an interrupted snapshot where its acknowledged records end (snapshot/resume.py), or None
         when it must start over."""
         point = ResumePoint.from_offset(stored)
-        if point is None or not self.settings.snapshot.resume_enabled or mode not in SNAPSHOT_DATA_MODES:
+        if point is None or not self.settings.snapshot.resume_enabled or not self.policy.snapshot_data(True, True):
             return None
         try:
             self._check_available(ctl, info, previous)
@@ -328,7 +352,8 @@ class Daemon:
     def _refuse_recovery_after_ddl(self, previous: SourceOffset, table_filter: TableFilter) -> None:
         """snapshot.mode=recovery records the current tables at the stored offset: wrong if DDL of a captured
         database ran since then (rows before that DDL would be decoded with the newer shape)."""
-        for query in self._live.queries_after(previous.file, previous.pos, include_start=True):
+        for query in self._live.queries_after(previous.file, previous.pos, include_start=True,
+                                              gtids=previous.gtids or None, server_id=previous.server_id or None):
             if not changes_shape(query.statement):
                 continue
             table_id = shape_ddl_table(query.statement, query.database)
@@ -344,12 +369,16 @@ class Daemon:
                          offset: SourceOffset) -> None:
         if info.gtid_mode and offset.gtids:
             dbconn.check_gtids_available(ctl, offset.gtids, GtidSourceFilter.from_properties(self.settings.raw))
+        elif _tracks_mariadb_gtids(self.settings, info) and offset.gtids:
+            if _mariadb_connect_state(ctl, offset.position(), offset.gtids) is not None:
+                dbconn.check_mariadb_gtids_available(ctl, offset.gtids)
         else:
             dbconn.check_position_available(ctl, offset.position())
 
     def _snapshot(self, schema: Any, table_filter: TableFilter, dispatcher: Dispatcher, params: ConnectionParams,
                   info: dbconn.ServerInfo, mode: SnapshotMode, recovery_offset: SourceOffset | None = None,
-                  resume: ResumePoint | None = None, resume_offset: SourceOffset | None = None) -> SourceOffset:
+                  resume: ResumePoint | None = None, resume_offset: SourceOffset | None = None,
+                  with_data: bool = True) -> SourceOffset:
         self.phase = "snapshot"
         self._write_status(force=True)
         if resume is None:
@@ -369,10 +398,10 @@ class Daemon:
                                                   ss.fetch_size, self.settings.filters.table_include)
         snap = InitialSnapshot(connect, table_filter, _SnapshotEmitter(dispatcher, self),
                                lock_timeout_ms=ss.lock_timeout_ms, use_gtids=info.gtid_mode,
-                               with_data=mode in SNAPSHOT_DATA_MODES, recovery_offset=recovery_offset,
+                               with_data=with_data, recovery_offset=recovery_offset,
                                should_stop=lambda: self.token.requested, locking_mode=ss.locking_mode,
                                queries=queries, metrics=self.snapshot_metrics, resumable=ss.resume_enabled,
-                               resume=resume, resume_offset=resume_offset)
+                               resume=resume, resume_offset=resume_offset, max_threads=ss.max_threads)
         if ss.delay_ms and recovery_offset is None:
             log.info("snapshot.delay.ms: waiting %d ms before the snapshot starts", ss.delay_ms)
             self.token.wait(ss.delay_ms / 1000)
@@ -391,10 +420,13 @@ class Daemon:
         self.phase = "streaming"
         use_gtids = info.gtid_mode
         gtid_filter = GtidSourceFilter.from_properties(s.raw)
-        # With gtid.source filters the offset only ever records the followed sources (as Debezium's does).
+        # With gtid.source filters the offset only ever records the followed sources (Debezium's also holds the
+        # other sources' GTIDs read since it started; it drops them on restart, as here).
         done = gtid_filter.retain(GtidSet.parse(offset.gtids)) if use_gtids else None
         if done is not None and not gtid_filter.active:
             done = GtidSet.parse(offset.gtids)
+        if _tracks_mariadb_gtids(s, info):
+            done = MariaGtidPosition.parse(offset.gtids or self._mariadb_gtids_at(params, offset.position()))
         resume = None
         if offset.event or offset.row or offset.transaction is not None:
             resume = StreamResume(offset.event, offset.row, offset.transaction)
@@ -406,7 +438,7 @@ class Daemon:
         )
         handler = StreamingHandler(state, dispatcher, use_gtids=use_gtids, is_mariadb=info.is_mariadb,
                                    provide_transaction_metadata=s.events.provide_transaction_metadata,
-                                   gtid_filter=gtid_filter)
+                                   gtid_filter=gtid_filter, include_query=s.events.include_query)
         heartbeat = self._heartbeat(params, dispatcher)
         stats = self.stats
         stats.gtid_mode = use_gtids
@@ -425,7 +457,10 @@ class Daemon:
                 self.reader = reader = BinlogReader(params, s.database.server_id, start,
                                                     heartbeat_interval_s=server_heartbeat_s,
                                                     auto_position=self._auto_position(state, gtid_filter, params)
-                                                    if use_gtids else None)
+                                                    if use_gtids else self._mariadb_auto_position(state, info,
+                                                                                                  params),
+                                                    is_mariadb=info.is_mariadb,
+                                                    annotate_rows=s.events.include_query and info.is_mariadb)
                 try:
                     reader.open()
                     self._write_status(force=True)
@@ -482,6 +517,33 @@ class Daemon:
             ctl.close()
         return str(gtid_filter.merged_for_connect(GtidSet.parse(state.restart_gtids), executed))
 
+    def _mariadb_auto_position(self, state: StreamingState, info: dbconn.ServerInfo,
+                               params: ConnectionParams) -> str | None:
+        """MariaDB: the GTID position to connect with (@slave_connect_state), or None to connect at file/pos.
+
+        File/pos is used while it means the same point on this server, i.e. the server's GTID position there
+        (`BINLOG_GTID_POS`) is the offset's; otherwise (another server after a failover, a purged file, a restart
+        after a standalone DDL whose GTID the offset does not hold yet) the GTID position decides."""
+        if not _tracks_mariadb_gtids(self.settings, info) or not state.restart_gtids:
+            return None
+        ctl = dbconn.connect(params)
+        try:
+            gtids = _mariadb_connect_state(ctl, BinlogPosition(state.file, state.restart_pos), state.restart_gtids)
+        finally:
+            ctl.close()
+        if gtids is not None:
+            log.info("binlog position %s:%s does not match GTID position %s on this server: connecting by GTID",
+                     state.file, state.restart_pos, gtids)
+        return gtids
+
+    def _mariadb_gtids_at(self, params: ConnectionParams, position: BinlogPosition) -> str:
+        """The GTID position at an offset without one (older offsets, snapshots), read on the server it names."""
+        ctl = dbconn.connect(params)
+        try:
+            return dbconn.mariadb_gtid_pos_at(ctl, position) or ""
+        finally:
+            ctl.close()
+
     def _heartbeat(self, params: ConnectionParams, dispatcher: Dispatcher) -> Heartbeat:
         s = self.settings
         action = None
@@ -513,9 +575,25 @@ class _SnapshotEmitter:
         self._dispatcher.snapshot_row(table_id, values, source, offset)
         self._rows += 1
         if self._rows % self.HOUSEKEEPING_EVERY == 0:
-            self._daemon._poller.check()
-            self._daemon._committer.maybe_commit()
-            self._daemon._write_status()
+            self._housekeeping()
+
+    def snapshot_text_rows(self, table_id: Any, decoders: list) -> Callable[[list, Any, Any], None] | None:
+        emit = self._dispatcher.snapshot_text_rows(table_id, decoders)
+        if emit is None:
+            return None
+
+        def emit_row(raw: list, source: Any, offset: Any) -> None:
+            emit(raw, source, offset)
+            self._rows += 1
+            if self._rows % self.HOUSEKEEPING_EVERY == 0:
+                self._housekeeping()
+
+        return emit_row
+
+    def _housekeeping(self) -> None:
+        self._daemon._poller.check()
+        self._daemon._committer.maybe_commit()
+        self._daemon._write_status()
 
     def table_known(self, table_id: Any) -> bool:
         return self._dispatcher.table_known(table_id)
@@ -527,9 +605,29 @@ class _SnapshotEmitter:
         return table.column_names(), tuple(table.primary_key_column_names)
 
 
+def _tracks_mariadb_gtids(settings: Settings, info: dbconn.ServerInfo) -> bool:
+    """Offsets carry MariaDB GTID positions (`gtids`, `d-s-n` per domain) as Debezium's MariaDB connector's do.
+    Debezium's MySQL connector sees no GTIDs on MariaDB, so with it offsets stay file/pos only."""
+    return info.is_mariadb and str(settings.raw.get("connector.class", "")).endswith("MariaDbConnector")
+
+
+def _mariadb_connect_state(ctl: pymysql.connections.Connection, position: BinlogPosition, gtids: str) -> str | None:
+    """None when `position` is the point of GTID position `gtids` on this server, else `gtids` (connect by GTID)."""
+    here = dbconn.mariadb_gtid_pos_at(ctl, position)
+    if here is not None and MariaGtidPosition.parse(here) == MariaGtidPosition.parse(gtids):
+        return None
+    return gtids
+
+
 def run(loaded: LoadedConfig, token: ShutdownToken, status_path: Path | None = None) -> int:
     try:
         return Daemon(loaded, token, status_path).run()
     except TerminalError as exc:
         log.error("%s", exc)
         return 2
+    except InterruptedError as exc:
+        if not token.requested:
+            raise
+        # A stop asked for during the snapshot: offsets were committed on the way out, nothing failed.
+        log.info("%s; the next start resumes or retakes the snapshot", exc)
+        return 0

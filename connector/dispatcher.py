@@ -88,7 +88,9 @@ def _ddl_source_table(ddl: str, changes: list[SchemaChange]) -> str | None:
     signals no table event for are "database events" (table null: CREATE/DROP DATABASE, USE, SET);
     other statements without table changes (ALTER DATABASE, CREATE/DROP INDEX) get "".
     """
-    ids = {c.id.dotted(): c.id.table for change in changes for c in change.table_changes}
+    touched = [c.id for change in changes for c in change.table_changes]
+    touched += [change.touched for change in changes if change.touched is not None]  # renamed away again
+    ids = {t.dotted(): t.table for t in touched}
     if ids:
         return ",".join(ids[k] for k in hashmap_order(ids))
     return None if _DATABASE_EVENT.match(ddl) else ""
@@ -269,6 +271,32 @@ class Dispatcher:
         key = ts.key_bytes(after)
         value = ts.value_bytes(Operation.READ, None, after, self._source(source), None, self._clock_ns())
         self._send(OutRecord(self._topic(ts.table.id), key, value, self._context_headers), offset.to_map())
+
+    def snapshot_text_rows(self, table_id: TableId, decoders: Sequence[Any]
+                           ) -> Callable[[list, EventSource, Any], None] | None:
+        """For one table read: `emit(raw_row, source, offset)`, `snapshot_row` for the server's raw text values
+        (connector/snapshot_text.py, same bytes), or None when rows must go through `snapshot_row` (Avro,
+        op=r skipped, column mappers). The source JSON is rendered once per `EventSource` object."""
+        table = self.schema.table(table_id)
+        if table is None or self._serializer is not None or Operation.READ.value in self._events.skipped_operations:
+            return None
+        encode = self.table_schema(table).snapshot_text_encoder(decoders)
+        if encode is None:
+            return None
+        topic, headers, counters, send, clock_ns = (self._topic(table_id), self._context_headers, self.counters,
+                                                    self._send, self._clock_ns)
+        last: list[Any] = [None, ""]  # the EventSource last rendered, its JSON
+
+        def emit(raw: list, source: EventSource, offset: Any) -> None:
+            if self._held is not None:
+                self._release_held()
+            if source is not last[0]:
+                last[0], last[1] = source, self._source(source).json()
+            counters.data_events += 1
+            key, value = encode(raw, last[1], clock_ns())
+            send(OutRecord(topic, key, value, headers), offset.to_map())
+
+        return emit
 
     def _emit_rows(self, ts: TableSchema, op: Operation, before: Sequence[Any] | None, after: Sequence[Any] | None,
                    es: EventSource, positions: EventPositions) -> None:

@@ -19,19 +19,31 @@ from typing import Callable, Iterator
 import pymysql
 
 from schema_history.model import TableId
+from schema_history.recovery import gtid_set_contained
 
 _NOT_DDL = re.compile(r"^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE|XA\b|SET\b|FLUSH\b|#|/\*\s*xid)", re.I)
 _USE_PREFIX = re.compile(r"^\s*use\s+`((?:[^`]|``)+)`\s*;\s*", re.I)
 _NAME = r"(?:`((?:[^`]|``)+)`|([\w$]+))"
 _SHAPE_DDL = re.compile(
-    r"^\s*(?:/\*!\d*\s*)?(ALTER|CREATE)\s+(?:OR\s+REPLACE\s+|ONLINE\s+|OFFLINE\s+|IGNORE\s+)*TABLE\s+"
+    r"^\s*(?:/\*!\d*\s*)?(ALTER|CREATE)\s+(?:OR\s+REPLACE\s+|ONLINE\s+|OFFLINE\s+|IGNORE\s+)*(?:TABLE|SEQUENCE)\s+"
     r"(?:IF\s+(?:NOT\s+)?EXISTS\s+)?" + _NAME + r"(?:\s*\.\s*" + _NAME + r")?", re.I)
 
 
 # Statements that can change what a table looks like (GRANT, CREATE USER/VIEW/TRIGGER... cannot).
 _CHANGES_SHAPE = re.compile(
     r"^\s*(?:/\*!\d*\s*)?(?:(?:CREATE|ALTER|DROP)\s+(?:OR\s+REPLACE\s+|ONLINE\s+|OFFLINE\s+|IGNORE\s+|UNIQUE\s+|"
-    r"FULLTEXT\s+|SPATIAL\s+)*(?:TABLE|DATABASE|SCHEMA|INDEX)\b|RENAME\s+TABLE\b)", re.I)
+    r"FULLTEXT\s+|SPATIAL\s+)*(?:TABLE|DATABASE|SCHEMA|INDEX|SEQUENCE)\b|RENAME\s+TABLE\b)", re.I)
+
+
+_MYSQL_GTID = re.compile(r"GTID_NEXT\s*=\s*'([^']+)'", re.I)
+_MARIADB_GTID = re.compile(r"GTID\s+(\d+-\d+-\d+)", re.I)
+
+
+def _event_gtid(info: str) -> str | None:
+    """The GTID a SHOW BINLOG EVENTS `Gtid` row names (MySQL `SET @@SESSION.GTID_NEXT= 'u:n'`, MariaDB
+    `BEGIN GTID d-s-n`), None for anonymous transactions."""
+    m = _MYSQL_GTID.search(info) or _MARIADB_GTID.search(info)
+    return m.group(1) if m and m.group(1).upper() != "ANONYMOUS" else None
 
 
 def changes_shape(statement: str) -> bool:
@@ -62,18 +74,37 @@ class LiveSchema:
     def __init__(self, connect: Callable[[], pymysql.connections.Connection]) -> None:
         self._connect = connect
 
-    def queries_after(self, file: str, pos: int, include_start: bool = False) -> Iterator[BinlogQuery]:
-        """DDL-like query events from (file, pos) to the end of the binlog (transaction control left out)."""
+    def queries_after(self, file: str, pos: int, include_start: bool = False, gtids: str | None = None,
+                      server_id: int | None = None) -> Iterator[BinlogQuery]:
+        """DDL-like query events from (file, pos) to the end of the binlog (transaction control left out).
+
+        With `gtids` (a GTID offset), transactions inside that set are left out, and the offset's file and
+        position count only when they are this server's (same server_id, file still there): after a
+        failover they name another server's binlog, so every binlog is read and the GTIDs alone decide.
+        (They cannot decide alone on the same server: the offset after a standalone DDL leaves that DDL's
+        GTID out, as Debezium's does, although its position is past it.)"""
         conn = self._connect()
         try:
             with conn.cursor() as cur:
                 cur.execute("SHOW BINARY LOGS")
-                files = [row[0] for row in cur.fetchall() if row[0] >= file]
+                names = [row[0] for row in cur.fetchall()]
+                cur.execute("SELECT @@server_id")
+                same_server = file in names and server_id is not None and int(cur.fetchone()[0]) == server_id
+                if gtids is not None and not same_server:
+                    files, file = names, ""
+                else:
+                    files = [name for name in names if name >= file]
                 for name in files:
                     start = pos if name == file else 4
                     cur.execute(f"SHOW BINLOG EVENTS IN %s FROM {int(start)}", (name,))
+                    gtid = None
                     for row in cur.fetchall():
                         event_pos, kind, info = row[1], row[2], row[5] or ""
+                        if kind in ("Gtid", "Anonymous_Gtid", "Gtid_tagged"):
+                            gtid = _event_gtid(info)
+                            continue
+                        if gtids is not None and gtid is not None and gtid_set_contained(gtid, gtids):
+                            continue  # committed before the offset
                         if kind != "Query" or (name == file and event_pos == pos and not include_start):
                             continue
                         use = _USE_PREFIX.match(info)

@@ -7,7 +7,7 @@ so that parse failures become connector errors naming the binlog position and th
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, Callable
 
 from connector.config.settings import HISTORY_FILE, HISTORY_KAFKA, Settings
 from connector.errors import SchemaError
@@ -45,6 +45,14 @@ def make_history_store(settings: Settings) -> SchemaHistoryStore:
     return MemoryHistoryStore()
 
 
+def _gtid_source_predicate(settings: Settings) -> Callable[[str], bool] | None:
+    """`gtid.source.includes/excludes` for schema history recovery, or None when every source is followed."""
+    from connector.binlog.gtid import GtidSourceFilter
+
+    gtid_filter = GtidSourceFilter.from_properties(settings.raw)
+    return gtid_filter.accepts if gtid_filter.active else None
+
+
 class SchemaTracker:
     def __init__(self, settings: Settings, table_filter: TableFilter, store: SchemaHistoryStore) -> None:
         h = settings.history
@@ -60,6 +68,7 @@ class SchemaTracker:
             checkpoint_interval=h.checkpoint_interval,
             table_filter=table_filter.table_included,
             database_filter=table_filter.database_included,
+            gtid_source_filter=_gtid_source_predicate(settings),
         ))
         self._store = store
         self._live: LiveSchema | None = None

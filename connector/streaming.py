@@ -22,15 +22,17 @@ from typing import Callable, Protocol
 from pymysqlreplication.event import (
     GtidEvent,
     HeartbeatLogEvent,
+    MariadbAnnotateRowsEvent,
     MariadbGtidEvent,
     QueryEvent,
     RotateEvent,
+    RowsQueryLogEvent,
     StopEvent,
     XidEvent,
 )
 from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateRowsEvent, WriteRowsEvent
 
-from connector.binlog.gtid import GtidSet, GtidSourceFilter
+from connector.binlog.gtid import GtidSet, GtidSourceFilter, MariaGtidPosition
 from connector.binlog.position import SourceOffset, TransactionState
 from connector.binlog.reader import PositionedEvent
 from connector.binlog.rows_decoder import RowPair, RowsDecoder
@@ -138,9 +140,15 @@ class StreamingState:
     # The current transaction comes from a GTID source excluded by gtid.source.includes/excludes.
     skip_dml: bool = False
     restart_gtids: str | None = None
-    current_gtids: GtidSet | None = None
+    # MySQL: the GTID set done; MariaDB (offsets with `gtids`): the GTID position done. None: not tracked.
+    current_gtids: GtidSet | MariaGtidPosition | None = None
     thread: int | None = None
     tx: TransactionState | None = None
+    # include.query: the SQL of the last ROWS_QUERY / ANNOTATE_ROWS event, until the transaction commits.
+    query: str | None = None
+    # `source.row` of the last emitted row change: Debezium's SourceInfo keeps it, so a later DDL's schema
+    # change record carries it too (reference run types-extra: CREATE TABLE after a 4-row insert has row 3).
+    last_row: int = 0
     # What the stored offset says was already emitted of the transaction we restart in (None: nothing to skip).
     resume: "ResumePoint | None" = None
     table_ids: dict[int, TableId] = field(default_factory=dict)
@@ -178,7 +186,7 @@ class StreamingHandler:
     def __init__(self, state: StreamingState, emitter: ChangeEmitter, *, use_gtids: bool, is_mariadb: bool,
                  provide_transaction_metadata: bool,
                  rows_of: Callable[[object], list[RowPair]] | None = None,
-                 gtid_filter: GtidSourceFilter | None = None) -> None:
+                 gtid_filter: GtidSourceFilter | None = None, include_query: bool = False) -> None:
         self.state = state
         # gtid.source.includes/excludes: None when every source is followed (the common case, no per-GTID work).
         self._gtid_filter = gtid_filter if gtid_filter is not None and gtid_filter.active else None
@@ -206,6 +214,10 @@ class StreamingHandler:
             HeartbeatLogEvent: self._ignore,
             StopEvent: self._ignore,
         }
+        if include_query:
+            # Debezium registers these handlers only with include.query; the events count either way.
+            self._handlers[RowsQueryLogEvent] = self._rows_query
+            self._handlers[MariadbAnnotateRowsEvent] = self._rows_query
 
     # ---------------------------------------------------------------- dispatch
     def handle(self, pe: PositionedEvent) -> None:
@@ -218,8 +230,9 @@ class StreamingHandler:
             st.ts_sec = pe.timestamp
         if pe.server_id:
             st.server_id = pe.server_id
-        # Debezium's setEventPosition: between transactions the restart point follows every event.
-        if not st.in_tx:
+        # Debezium's setEventPosition: between transactions the restart point follows every event. Events from
+        # inside a compressed transaction (TRANSACTION_PAYLOAD) have no position: Debezium leaves it alone.
+        if not st.in_tx and not pe.inner:
             st.file = pe.file
             st.restart_pos = pe.next_pos
             st.events = 0
@@ -257,6 +270,14 @@ class StreamingHandler:
                 st.current_gtids = st.current_gtids.add(gtid)
 
     def _mariadb_gtid(self, pe: PositionedEvent) -> None:
+        st = self.state
+        if st.current_gtids is not None:
+            # As for MySQL: the offset's `gtids` is the position before this transaction until it completes.
+            gtid = pe.event.gtid
+            st.restart_gtids = str(st.current_gtids)
+            st.current_gtids = st.current_gtids.add(gtid)
+            if self._gtid_filter is not None:  # MariaDB sources are `domain-server`
+                st.skip_dml = self._gtid_filter.filter_dml and not self._gtid_filter.accepts(gtid.rpartition("-")[0])
         if pe.event.flags & MARIADB_FL_STANDALONE:
             return  # DDL: its query event follows, outside any transaction
         self._begin(pe, thread=0)
@@ -286,6 +307,7 @@ class StreamingHandler:
             self.emitter.transaction_end(st.tx, pe.timestamp * 1000, st.offset(rows=0))
         st.resume = None
         st.in_tx = False
+        st.query = None
         st.file = pe.file
         st.restart_pos = pe.next_pos
         st.events = 0
@@ -315,11 +337,14 @@ class StreamingHandler:
         # Standalone DDL has no thread in Debezium's source; DDL inside a transaction keeps the transaction's.
         source = EventSource(
             ts_ms=pe.timestamp * 1000, db=database, table=None, server_id=st.server_id,
-            gtid=st.current_gtid if self.use_gtids else None, file=pe.file, pos=pe.start, row=0,
-            thread=st.thread if st.in_tx else None, ts_us=st.commit_ts_us,
+            gtid=st.current_gtid if self.use_gtids else None, file=pe.file, pos=pe.start, row=st.last_row,
+            thread=st.thread if st.in_tx else None, ts_us=st.commit_ts_us, query=st.query,
         )
         self.emitter.ddl(sql, database, source, st.offset())
         self.emitter.position_advanced(st.offset(), (pe.file, pe.next_pos))
+
+    def _rows_query(self, pe: PositionedEvent) -> None:
+        self.state.query = rows_query_text(pe.event)
 
     def _table_map(self, pe: PositionedEvent) -> None:
         ev = pe.event
@@ -348,9 +373,27 @@ class StreamingHandler:
             before, after = rows[index]
             change = RowChange(table_id, op, before, after)
             st.rows = index + 1 if index < total - 1 else total
+            st.last_row = index
             source = EventSource(
                 ts_ms=pe.timestamp * 1000, db=table_id.database, table=table_id.table, server_id=st.server_id,
                 gtid=st.current_gtid if self.use_gtids else None, file=pe.file, pos=pe.start, row=index,
-                thread=st.thread, ts_us=st.commit_ts_us,
+                thread=st.thread, ts_us=st.commit_ts_us, query=st.query,
             )
             self.emitter.row_change(change, source, self._positions)
+
+
+_PACKET_HEADER = 20  # pmr's packet data: 1 OK byte + the 19-byte event header
+
+
+def rows_query_text(event: object) -> str:
+    """The SQL of a MySQL ROWS_QUERY or MariaDB ANNOTATE_ROWS event, from the raw body.
+
+    ROWS_QUERY starts with a 1-byte length that MySQL truncates at 255: the text is the rest of the event
+    (as mysql-binlog-connector-java reads it). pmr's own `RowsQueryLogEvent.query` drops 4 bytes even
+    when there is no checksum, e.g. inside a compressed transaction, so it is not used."""
+    if isinstance(event, MariadbAnnotateRowsEvent):
+        raw = bytes(event.sql_statement)
+    else:
+        data = event.packet.packet._data  # type: ignore[attr-defined]
+        raw = bytes(data[_PACKET_HEADER + 1:_PACKET_HEADER + event.event_size])  # type: ignore[attr-defined]
+    return raw.decode("utf-8", "replace")

@@ -18,6 +18,7 @@ from connector.converters.registry import base_type_name, resolve
 from connector.envelope import TX_BLOCK_SCHEMA, TxBlock
 from connector.serde.connect_schema import ConnectSchema, Field, Type, struct
 from connector.serde.name_adjustment import adjust_field_name, adjust_schema_name
+from connector.snapshot_text import Decoder, TextEncoder, compile_text_encoder
 from connector.source_info import SOURCE_SCHEMA, SourceInfo
 from schema_history.model import Column, Table, TableId
 
@@ -105,6 +106,14 @@ class TableSchema:
             if out[index] is None:
                 out[index] = fallback
         return out
+
+    def snapshot_text_encoder(self, decoders: Sequence[Decoder]) -> TextEncoder | None:
+        """The snapshot's fast path for JSON text records: `encode(raw_row, source_json, ts_ns) -> (key, value)`
+        from PyMySQL's per-column `decoders` (connector/snapshot_text.py), equal to `key_bytes` + `value_bytes`
+        of the converted row; None where it does not apply (column mappers, other result columns)."""
+        if self._value_mappers:
+            return None
+        return compile_text_encoder(self, decoders)
 
     def key_values(self, row: Sequence[Any]) -> tuple | None:
         if self.key_schema is None:

@@ -61,6 +61,9 @@ class SchemaChange:
     ddl: str
     table_changes: tuple[TableChange, ...] = ()
     schema_name: str | None = None
+    # A table the statement touched whose event carries no table change (`b` of `RENAME TABLE a TO b, b TO c`):
+    # it still counts for `source.table`. Never serialized.
+    touched: TableId | None = None
 
     def table_changes_json(self) -> list[dict[str, Any]]:
         return [c.to_history_json() for c in self.table_changes]

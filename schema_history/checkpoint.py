@@ -9,8 +9,9 @@ the number of tables, not with the number of DDL statements ever seen.
 Each chunk is an ordinary history record, at the position of the DDL that triggered the checkpoint,
 whose `tableChanges` are CREATE entries of full tables, so Debezium (and `prefer.ddl=false` readers)
 can replay a history that contains checkpoints: re-creating a table with its current definition
-changes nothing. The `ddl` is an SQL comment carrying what the chunk is and, in the first chunk, the
-non-table state (database charsets, system variables, current database):
+changes nothing. The `ddl` is an SQL comment carrying what the chunk is, the last statement applied to
+each of its tables (`last_ddl`, for error messages) and, in the first chunk, the non-table state
+(database charsets, system variables, current database):
 
     /* binlog-cdc schema checkpoint {"id": "...", "part": 1, "parts": 3, ...} */
 """
@@ -23,12 +24,14 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence, Union
 
 from schema_history.changes import TableChange, TableChangeType
+from schema_history.model import TableId
 from schema_history.record import HistoryRecord
 from schema_history.state import SchemaState
 
 PREFIX = "/* binlog-cdc schema checkpoint "
 SUFFIX = " */"
 TABLES_PER_RECORD = 200  # keeps a chunk well under Kafka's default 1 MB message size
+LAST_DDL_CHARS = 2000  # per table, so the last-DDL texts cannot push a chunk past that size either
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,11 @@ def checkpoint_records(state: SchemaState, source: Mapping[str, Any], position: 
     out = []
     for n, chunk in enumerate(chunks, 1):
         meta: dict[str, Any] = {"id": cid, "part": n, "parts": len(chunks)}
+        # The statement that last changed each table (named in TABLE_MAP mismatch errors) is not in the
+        # table changes; without it a restart from a checkpoint would forget it. Capped: it only feeds messages.
+        last_ddl = {t.id.identifier(): state.last_ddl[t.id][:LAST_DDL_CHARS] for t in chunk if t.id in state.last_ddl}
+        if last_ddl:
+            meta["last_ddl"] = last_ddl
         if n == 1:
             meta.update(tables=len(tables), charsets=state.database_charsets, variables=state.variables,
                         database=state.current_database)
@@ -119,6 +127,9 @@ def state_from(records: Sequence[HistoryRecord], include_comments: bool = False)
         for change in record.parsed_table_changes():
             if change.table is not None:
                 state.tables.put(change.table)
+        part = part_of(record)
+        for identifier, ddl in ((part.meta.get("last_ddl") or {}) if part else {}).items():
+            state.last_ddl[TableId.parse_identifier(identifier)] = ddl
     return state
 
 

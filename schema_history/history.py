@@ -85,7 +85,8 @@ class SchemaHistory:
         tail: collections.deque[HistoryRecord] = collections.deque(maxlen=16)
         self._state = recover(raw() if raw is not None else self.store.records(), offset, tail=tail, prefer_ddl=self.settings.prefer_ddl,
                               ddl_filter=self._filter, skip_unparseable_ddl=self.settings.skip_unparseable_ddl,
-                              state=SchemaState(include_comments=self.settings.include_comments))
+                              state=SchemaState(include_comments=self.settings.include_comments),
+                              gtid_source_filter=self.settings.gtid_source_filter)
         self._replayable = {_replay_key(r.position) for r in tail if not r.position.get("snapshot")}
         return self._state
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import collections
 import logging
 import re
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 from schema_history import checkpoint
 from schema_history.changes import TableChangeType
@@ -91,13 +91,35 @@ def _binlog_file(name: str) -> tuple[str, int]:
     return base, int(ext)
 
 
-def is_at_or_before(recorded: Mapping[str, Any], desired: Mapping[str, Any]) -> bool:
+def _gtid_source(part: str) -> str:
+    """The source a GTID-set element belongs to, as `gtid.source.includes` names it: the server UUID of a
+    MySQL `uuid:1-5`, the `domain-server` of a MariaDB `domain-server-seq`."""
+    part = part.strip()
+    if ":" in part:
+        return part.split(":", 1)[0].strip()
+    return part.rpartition("-")[0]
+
+
+def _retain_gtid_sources(text: str, accepts: Callable[[str], bool]) -> str:
+    """The elements of a GTID set whose source `accepts` (Debezium's `GtidSet.retainAll(filter)`)."""
+    return ",".join(p.strip() for p in re.split(r",\s*", text.strip()) if p.strip() and accepts(_gtid_source(p)))
+
+
+def is_at_or_before(recorded: Mapping[str, Any], desired: Mapping[str, Any],
+                    gtid_source_filter: Callable[[str], bool] | None = None) -> bool:
     """`BinlogHistoryRecordComparator.isPositionAtOrBefore`: is a history record's position at or
-    before the connector offset we resume from?"""
+    before the connector offset we resume from?
+
+    With `gtid.source.includes/excludes` both GTID sets keep only the followed sources before they are
+    compared, as Debezium does: the snapshot records the server's whole executed set, while streaming
+    offsets never add the GTIDs of sources that are not followed."""
     rec_gtids, want_gtids = recorded.get("gtids"), desired.get("gtids")
     if want_gtids is not None:
         if rec_gtids is None:
             return True  # GTIDs get enabled, rarely disabled: a record without them is older
+        if gtid_source_filter is not None:
+            rec_gtids = _retain_gtid_sources(rec_gtids, gtid_source_filter)
+            want_gtids = _retain_gtid_sources(want_gtids, gtid_source_filter)
         if _same_gtids(rec_gtids, want_gtids):
             if not _is_snapshot(recorded) and _is_snapshot(desired):
                 return False
@@ -152,14 +174,15 @@ def apply_record(state: SchemaState, record: HistoryRecord, prefer_ddl: bool = F
 
 def recover(records: Iterable[HistoryRecord | str], offset: Mapping[str, Any] | None, prefer_ddl: bool = False,
             ddl_filter: DdlFilter | None = None, skip_unparseable_ddl: bool = False,
-            state: SchemaState | None = None, tail: "collections.deque[HistoryRecord] | None" = None) -> SchemaState:
+            state: SchemaState | None = None, tail: "collections.deque[HistoryRecord] | None" = None,
+            gtid_source_filter: Callable[[str], bool] | None = None) -> SchemaState:
     """Replay `records` (oldest first) that are at or before `offset` (all of them if None), starting
     from the newest complete schema checkpoint at or before `offset` when there is one."""
     state = state or SchemaState()
     records = list(records)
     start = 0
     found = checkpoint.latest_complete(
-        records, lambda r: offset is None or is_at_or_before(r.position, offset))
+        records, lambda r: offset is None or is_at_or_before(r.position, offset, gtid_source_filter))
     if found is not None:
         first, chunk = found
         state = checkpoint.state_from(chunk, state.include_comments)
@@ -169,7 +192,7 @@ def recover(records: Iterable[HistoryRecord | str], offset: Mapping[str, Any] | 
     applied = 0
     for item in records[start:]:
         record = checkpoint.parsed(item)
-        if offset is not None and not is_at_or_before(record.position, offset):
+        if offset is not None and not is_at_or_before(record.position, offset, gtid_source_filter):
             continue
         if checkpoint.is_checkpoint(record):
             continue  # an incomplete checkpoint, or one the chosen one supersedes: nothing new in it

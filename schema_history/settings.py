@@ -33,3 +33,6 @@ class SchemaHistorySettings:
     """The connector's table include/exclude filters (decides what "captured" means)."""
     database_filter: Callable[[str], bool] = field(default=lambda db: True)
     """The connector's database include/exclude filters."""
+    gtid_source_filter: Callable[[str], bool] | None = None
+    """`gtid.source.includes/excludes` as a predicate on a GTID source (MySQL server UUID, MariaDB
+    `domain-server`); recovery compares GTID positions on the followed sources only. None: all followed."""

@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any, Callable, Protocol
 
 import pymysql
@@ -43,21 +44,19 @@ from connector.binlog.connection import binlog_status
 from connector.binlog.position import SNAPSHOT_INITIAL, SourceOffset
 from connector.config.modes import SnapshotLockingMode
 from connector.filters import TableFilter
+from connector.snapshot_text import Decoder
 from connector.streaming import EventSource
 from schema_history.model import TableId
 from snapshot.java_order import hash_map_order, hash_set_order
 from snapshot.locking import SnapshotLocks, strategy_for
+from snapshot.markers import MARKER_FIRST, MARKER_FIRST_IN_TABLE, MARKER_LAST, MARKER_LAST_IN_TABLE, MARKER_TRUE
 from snapshot.metrics import SnapshotMetrics
+from snapshot.parallel import close_all, open_readers, read_parallel
 from snapshot.plan import SnapshotQueries, TableRead, plan_reads, quote, quoted_table
-from snapshot.resume import ResumableOffset, ResumePoint, encode_key
+from snapshot.raw_rows import column_decoders, decode, fetch_raw
+from snapshot.resume import ResumeOffsets, ResumePoint, encode_key
 
 log = logging.getLogger(__name__)
-
-MARKER_FIRST = "first"
-MARKER_FIRST_IN_TABLE = "first_in_data_collection"
-MARKER_LAST_IN_TABLE = "last_in_data_collection"
-MARKER_LAST = "last"
-MARKER_TRUE = "true"
 
 DEFAULT_FETCH_SIZE = 2000
 
@@ -68,6 +67,11 @@ class SnapshotEmitter(Protocol):
     def schema_statement(self, database: str, ddl: str, source: EventSource, offset: SourceOffset) -> None: ...
 
     def snapshot_row(self, table_id: TableId, values: tuple, source: EventSource, offset: SourceOffset) -> None: ...
+
+    def snapshot_text_rows(self, table_id: TableId, decoders: list[Decoder]
+                           ) -> Callable[[list, EventSource, Any], None] | None:
+        """`snapshot_row` for one table's raw text-protocol rows (snapshot/raw_rows.py), or None."""
+        ...
 
     def table_known(self, table_id: TableId) -> bool: ...
 
@@ -117,7 +121,7 @@ class InitialSnapshot:
                  locking_mode: SnapshotLockingMode = SnapshotLockingMode.MINIMAL,
                  queries: SnapshotQueries | None = None, metrics: SnapshotMetrics | None = None,
                  resumable: bool = False, resume: ResumePoint | None = None,
-                 resume_offset: SourceOffset | None = None) -> None:
+                 resume_offset: SourceOffset | None = None, max_threads: int = 1) -> None:
         self._connect = connect
         self._filter = table_filter
         self._emitter = emitter
@@ -135,6 +139,13 @@ class InitialSnapshot:
         self._resumable = resumable and self._queries.order_by_row_count == "disabled"
         self._resume = resume
         self._resume_offset = resume_offset
+        # snapshot.max.threads > 1 (snapshot/parallel.py): extra reader connections, opened under the lock. Tables
+        # are then read in no fixed order, which a resumable offset needs: a parallel snapshot restarts from zero,
+        # and an interrupted one-reader snapshot is resumed with one reader.
+        self._extra_readers = max(0, max_threads - 1) if with_data and recovery_offset is None and resume is None else 0
+        if self._extra_readers:
+            self._resumable = False
+        self._readers: list[pymysql.connections.Connection] = []
 
     def run(self) -> SnapshotResult:
         conn = self._connect()
@@ -145,6 +156,7 @@ class InitialSnapshot:
             self.metrics.finished(aborted=True)
             raise
         finally:
+            close_all(self._readers)
             conn.close()
         self.metrics.finished()
         return result
@@ -180,7 +192,11 @@ class InitialSnapshot:
             reads = self._plan(conn, lists.captured) if self._with_data else []
             self.metrics.tables([r.table_id for r in reads])
             rows, finish = 0, None
-            if self._with_data:
+            if self._with_data and self._readers:
+                log.info("Snapshot step 7 - Snapshotting data of %d table(s) with %d reader(s)", len(reads),
+                         len(self._readers) + 1)
+                rows, finish = self._read_data_parallel([conn, *self._readers], reads, offset)
+            elif self._with_data:
                 log.info("Snapshot step 7 - Snapshotting data of %d table(s)", len(reads))
                 rows, finish = self._read_data(conn, reads, offset)
             else:
@@ -218,12 +234,14 @@ class InitialSnapshot:
             lists = self._list_tables(cur)
             if locks.needs_table_locks():
                 locks.lock_tables(lists.captured)
+            self._open_readers()  # under the global lock or the table locks: the same view as the position
             offset = self._position(conn)
         else:
             lists = self._list_tables(cur)
             offset = self._position(conn)
             cur.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT")
             offset = self._snapshot_view_position(cur, offset)
+            self._open_readers()  # views at or after the position: duplicates at worst (snapshot/parallel.py)
         if self._resume is not None:
             return offset, lists, []  # the interrupted snapshot's schema is in the history already
         log.info("Snapshot step 5 - Read schema")
@@ -236,6 +254,13 @@ class InitialSnapshot:
             now, delayed = lists.all, []
         self._read_schema(cur, offset, lists, now)
         return offset, lists, delayed
+
+    def _open_readers(self) -> None:
+        if not self._extra_readers:
+            return
+        log.info("Snapshot step 3c - Opening %d more reader connection(s) with consistent snapshots "
+                 "(snapshot.max.threads=%d)", self._extra_readers, self._extra_readers + 1)
+        self._readers = open_readers(self._connect, self._extra_readers)
 
     def _position(self, conn: pymysql.connections.Connection) -> SourceOffset:
         log.info("Snapshot step 4 - Read binlog position")
@@ -339,6 +364,15 @@ class InitialSnapshot:
         order = ", ".join(quote(c) for c in key)
         return TableRead(read.table_id, f"{read.select} ORDER BY {order}", read.estimate, read.streaming, key)
 
+    def _with_column_list(self, read: TableRead) -> str:
+        """`SELECT *` leaves out INVISIBLE columns (MySQL 8.0.23+, MariaDB 10.3+) that the schema and the
+        binlog have: name every column of the schema instead, as Debezium's snapshot select does."""
+        star = f"SELECT * FROM {quoted_table(read.table_id)}"
+        columns, _ = self._emitter.table_columns(read.table_id)
+        if not columns or not read.select.startswith(star):
+            return read.select
+        return f"SELECT {', '.join(quote(c) for c in columns)} FROM" + read.select[len("SELECT * FROM"):]
+
     def _remaining(self, conn: pymysql.connections.Connection, reads: list[TableRead]) -> list[TableRead]:
         point = self._resume
         assert point is not None
@@ -373,29 +407,44 @@ class InitialSnapshot:
         emit = self._emitter.snapshot_row
         metrics = self.metrics
         in_progress = offset
+        in_progress_map = ResumeOffsets(in_progress)
         done = offset.with_(snapshot=None)
         # The snapshot's last record is only known once the next row (or table) has been looked at,
-        # so each row is emitted one step late.
-        pending: tuple[TableId, tuple, int, int] | None = None
+        # so each row is emitted one step late: (emit for its table, table, row, table index, row index).
+        pending: tuple[Callable[[Any, EventSource, Any], None], TableId, Any, int, int] | None = None
         ts_ms = int(time.time()) * 1000
 
         resumable = self._resumable
         key_index: list[int] = []
+        key_decoders: list[Decoder] | None = None  # raw rows: PyMySQL's decoding of the key columns
         table_name = ""
 
-        def progress(values: tuple) -> Any:
+        def progress(values: Any) -> Any:
             """The in-progress offset, with where the snapshot got to when resumable."""
             if not resumable:
                 return in_progress
-            key = encode_key([values[i] for i in key_index]) if key_index else None
-            return ResumableOffset(in_progress, table_name, key)
+            if not key_index:
+                return in_progress_map.at(table_name, None)
+            if key_decoders is None:
+                return in_progress_map.at(table_name, encode_key([values[i] for i in key_index]))
+            return in_progress_map.at(table_name, encode_key([decode(values[i], d)
+                                                              for i, d in zip(key_index, key_decoders)]))
+
+        # One EventSource per table, marker and batch clock: the dispatcher renders each source block once.
+        sources: dict[tuple[int, str], EventSource] = {}
+
+        def source_for(table_id: TableId, t_index: int, mark: str) -> EventSource:
+            source = sources.get((t_index, mark))
+            if source is None or source.ts_ms != ts_ms:
+                source = EventSource(ts_ms=ts_ms, db=table_id.database, table=table_id.table, server_id=0,
+                                     gtid=None, file=offset.file, pos=offset.pos, row=0, thread=None, snapshot=mark)
+                sources[(t_index, mark)] = source
+            return source
 
         def flush(is_last_row: bool, final: bool) -> None:
-            table_id, values, t_index, r_index = pending  # type: ignore[misc]
-            source = EventSource(ts_ms=ts_ms, db=table_id.database, table=table_id.table, server_id=0, gtid=None,
-                                 file=offset.file, pos=offset.pos, row=0, thread=None,
-                                 snapshot=marker(t_index, count, r_index, is_last_row))
-            emit(table_id, values, source, done if final else progress(values))
+            emit_p, table_id, values, t_index, r_index = pending  # type: ignore[misc]
+            source = source_for(table_id, t_index, marker(t_index, count, r_index, is_last_row))
+            emit_p(values, source, done if final else progress(values))
 
         for t_index, read in enumerate(reads):
             if self._should_stop():
@@ -411,26 +460,33 @@ class InitialSnapshot:
                 flush(is_last_row=True, final=False)
                 pending = None
             cur = conn.cursor(pymysql.cursors.SSCursor if read.streaming else pymysql.cursors.Cursor)
-            cur.execute(read.select)
+            cur.execute(self._with_column_list(read))
+            # Streamed rows go raw to the emitter's per-table text writer when it has one (snapshot/raw_rows.py:
+            # no PyMySQL decoding, same bytes); otherwise as PyMySQL's tuples to `snapshot_row`.
+            decoders = column_decoders(cur) if read.streaming else []
+            emit_table = self._emitter.snapshot_text_rows(table_id, decoders) if read.streaming else None
+            raw = emit_table is not None
+            if raw:
+                fetch: Callable[[int], Any] = partial(fetch_raw, cur)
+            else:
+                emit_table, fetch = partial(emit, table_id), cur.fetchmany
             if resumable:
                 names = [d[0].lower() for d in cur.description]
                 wanted = [c.lower() for c in read.key_columns]
                 key_index = [names.index(c) for c in wanted] if all(c in names for c in wanted) else []
+                key_decoders = [decoders[i] for i in key_index] if raw else None
                 table_name = table_id.identifier()
             r_index = 0
             while True:
-                batch = cur.fetchmany(fetch_size)
+                batch = fetch(fetch_size)
                 if not batch:
                     break
                 ts_ms = int(time.time()) * 1000
                 for values in batch:
                     if pending is not None:
-                        table_p, values_p, t_p, r_p = pending
-                        source = EventSource(ts_ms=ts_ms, db=table_p.database, table=table_p.table, server_id=0,
-                                             gtid=None, file=offset.file, pos=offset.pos, row=0, thread=None,
-                                             snapshot=marker(t_p, count, r_p, False))
-                        emit(table_p, values_p, source, progress(values_p))
-                    pending = (table_id, values, t_index, r_index)
+                        emit_p, table_p, values_p, t_p, r_p = pending
+                        emit_p(values_p, source_for(table_p, t_p, marker(t_p, count, r_p, False)), progress(values_p))
+                    pending = (emit_table, table_id, values, t_index, r_index)
                     r_index += 1
                 total += len(batch)
                 metrics.rows(table_id, r_index)
@@ -453,6 +509,44 @@ class InitialSnapshot:
         if pending is None:
             return total, None
         return total, lambda: flush(is_last_row=True, final=True)
+
+    def _read_data_parallel(self, connections: list[pymysql.connections.Connection], reads: list[TableRead],
+                            offset: SourceOffset) -> tuple[int, Callable[[], None] | None]:
+        """As `_read_data`, with the tables spread over several readers (snapshot/parallel.py)."""
+        done = offset.with_(snapshot=None)
+
+        def open_table(table_id: TableId, decoders: list[Decoder] | None) -> Callable[[Any, str, int, bool], None]:
+            emit_row = self._row_emitter(table_id, decoders)
+            sources: dict[str, EventSource] = {}  # per marker and batch clock, as `_read_data`
+
+            def write(values: Any, mark: str, ts_ms: int, final: bool) -> None:
+                source = sources.get(mark)
+                if source is None or source.ts_ms != ts_ms:
+                    source = sources[mark] = EventSource(
+                        ts_ms=ts_ms, db=table_id.database, table=table_id.table, server_id=0, gtid=None,
+                        file=offset.file, pos=offset.pos, row=0, thread=None, snapshot=mark)
+                emit_row(values, source, done if final else offset)
+            return write
+
+        reads = [replace(r, select=self._with_column_list(r)) for r in reads]
+        return read_parallel(connections, reads, open_table, self.metrics,
+                             fetch_size=self._queries.fetch_size or DEFAULT_FETCH_SIZE,
+                             should_stop=self._should_stop, progress_interval_s=self._progress_interval_s)
+
+    def _row_emitter(self, table_id: TableId, decoders: list[Decoder] | None
+                     ) -> Callable[[Any, EventSource, Any], None]:
+        """Rows of one table → the emitter: PyMySQL tuples, or raw rows through its text writer, or raw rows
+        decoded as PyMySQL would when it has none."""
+        if decoders is None:
+            return partial(self._emitter.snapshot_row, table_id)
+        fast = self._emitter.snapshot_text_rows(table_id, decoders)
+        if fast is not None:
+            return fast
+        emit = self._emitter.snapshot_row
+
+        def decoded(raw: Any, source: EventSource, offset: Any) -> None:
+            emit(table_id, tuple(decode(v, d) for v, d in zip(raw, decoders)), source, offset)
+        return decoded
 
     def _estimate_rows(self, conn: pymysql.connections.Connection, table_id: TableId) -> int | None:
         """Debezium's estimate: `SHOW TABLE STATUS` (the Rows column), None when unavailable."""

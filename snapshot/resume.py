@@ -59,13 +59,16 @@ class ResumableOffset:
     """A snapshot record's offset: Debezium's map plus where the snapshot got to (duck-types SourceOffset
     for the dispatcher, which only calls `to_map`)."""
 
-    __slots__ = ("_offset", "_table", "_key")
+    __slots__ = ("_base", "_key", "_offset", "_table")
 
-    def __init__(self, offset: SourceOffset, table: str, key: str | None) -> None:
+    def __init__(self, offset: SourceOffset, table: str, key: str | None,
+                 base: dict[str, Any] | None = None) -> None:
         self._offset, self._table, self._key = offset, table, key
+        self._base = base  # offset.to_map(), when the caller has it already (ResumeOffsets)
 
     def to_map(self, include_transaction: bool = True) -> dict[str, Any]:
-        raw = self._offset.to_map(include_transaction)
+        base = self._base if include_transaction else None
+        raw = dict(base) if base is not None else self._offset.to_map(include_transaction)
         raw[RESUME_TABLE] = self._table
         if self._key is not None:
             raw[RESUME_KEY] = self._key
@@ -73,6 +76,19 @@ class ResumableOffset:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._offset, name)
+
+
+class ResumeOffsets:
+    """The offsets of one snapshot's records: `offset`'s map is built once, not once per row."""
+
+    __slots__ = ("_base", "_offset")
+
+    def __init__(self, offset: SourceOffset) -> None:
+        self._offset = offset
+        self._base = offset.to_map()
+
+    def at(self, table: str, key: str | None) -> ResumableOffset:
+        return ResumableOffset(self._offset, table, key, self._base)
 
 
 def encode_key(values: Sequence[Any]) -> str | None:

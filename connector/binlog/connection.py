@@ -34,6 +34,11 @@ class ServerInfo:
     binlog_checksum: str
     log_bin: bool
     transaction_compression: bool
+    # MariaDB log_bin_compress: its own compressed event types (QUERY_COMPRESSED, *_ROWS_COMPRESSED), not decoded.
+    mariadb_binlog_compress: bool = False
+    # Whether statements are written for include.query: MySQL binlog_rows_query_log_events (the global default;
+    # sessions may differ), MariaDB binlog_annotate_row_events. None when the server does not say.
+    query_events: bool | None = None
 
     @property
     def flavor(self) -> str:
@@ -74,7 +79,8 @@ def _variables(conn: pymysql.connections.Connection, names: list[str]) -> dict[s
 
 def server_info(conn: pymysql.connections.Connection) -> ServerInfo:
     names = ["version", "version_comment", "gtid_mode", "server_uuid", "binlog_format", "binlog_row_image",
-             "binlog_row_metadata", "binlog_checksum", "log_bin", "binlog_transaction_compression"]
+             "binlog_row_metadata", "binlog_checksum", "log_bin", "binlog_transaction_compression",
+             "log_bin_compress", "binlog_rows_query_log_events", "binlog_annotate_row_events"]
     v = _variables(conn, names)
     version = v.get("version", "")
     is_mariadb = "mariadb" in (version + v.get("version_comment", "")).lower()
@@ -89,7 +95,13 @@ def server_info(conn: pymysql.connections.Connection) -> ServerInfo:
         binlog_checksum=v.get("binlog_checksum", "NONE").upper(),
         log_bin=v.get("log_bin", "OFF").upper() in ("ON", "1"),
         transaction_compression=v.get("binlog_transaction_compression", "OFF").upper() == "ON",
+        mariadb_binlog_compress=is_mariadb and v.get("log_bin_compress", "OFF").upper() in ("ON", "1"),
+        query_events=_on(v.get("binlog_annotate_row_events" if is_mariadb else "binlog_rows_query_log_events")),
     )
+
+
+def _on(value: str | None) -> bool | None:
+    return None if value is None else value.upper() in ("ON", "1")
 
 
 def check_server(info: ServerInfo) -> None:
@@ -103,9 +115,11 @@ def check_server(info: ServerInfo) -> None:
     if info.binlog_row_image != "FULL":
         problems.append(f"binlog_row_image is {info.binlog_row_image or 'unknown'}, not FULL: "
                         f"SET GLOBAL binlog_row_image='FULL' (and in the server config)")
-    if info.transaction_compression:
-        problems.append("binlog_transaction_compression=ON: compressed transaction payloads are not decoded yet; "
-                        "SET GLOBAL binlog_transaction_compression=OFF")
+    if info.mariadb_binlog_compress:
+        # MySQL's binlog_transaction_compression is decoded (payload.py); MariaDB's compressed events would be
+        # skipped silently by the binlog library, losing their changes.
+        problems.append("log_bin_compress=ON: MariaDB compressed binlog events are not decoded; "
+                        "SET GLOBAL log_bin_compress=OFF (and in the server config)")
     if problems:
         raise ServerSetupError("the source server is not set up for change data capture:\n  - " + "\n  - ".join(problems))
     if (info.binlog_row_metadata or "").upper() != "FULL":
@@ -243,3 +257,39 @@ def check_gtids_available(conn: pymysql.connections.Connection, done: str,
             f"seen yet (gtid_purged={purged}, offset "
             f"gtids={done}); the binlog was purged while the connector was stopped. Set snapshot.mode=when_needed "
             f"to take a new snapshot, or delete the stored offsets to start over")
+
+
+def warn_include_query(info: ServerInfo, include_query: bool) -> None:
+    """include.query needs the server to write each statement; say so when it does not by default."""
+    if include_query and info.query_events is False:
+        setting = "binlog_annotate_row_events" if info.is_mariadb else "binlog_rows_query_log_events"
+        log.warning("include.query=true but %s=OFF: source.query stays null for changes made by sessions that do "
+                    "not turn it on; SET GLOBAL %s=ON (and in the server config)", setting, setting)
+
+
+def mariadb_gtid_pos_at(conn: pymysql.connections.Connection, position: BinlogPosition) -> str | None:
+    """MariaDB: the GTID position (`d-s-n` per domain) at a binlog file/position of this server, or None when
+    the file is not on this server or the position is not an event boundary (`BINLOG_GTID_POS`)."""
+    with conn.cursor() as cur:
+        try:
+            cur.execute("SELECT BINLOG_GTID_POS(%s, %s)", (position.file, position.pos))
+        except pymysql.err.MySQLError:
+            return None
+        row = cur.fetchone()
+    return None if not row or row[0] is None else str(row[0])
+
+
+def check_mariadb_gtids_available(conn: pymysql.connections.Connection, done: str) -> None:
+    """A MariaDB GTID resume needs the binlogs from `done` on: the position at the start of the oldest binlog
+    (what was purged before it) must be at or before `done` in every domain."""
+    from connector.binlog.gtid import MariaGtidPosition
+
+    files = binary_logs(conn)
+    oldest = mariadb_gtid_pos_at(conn, BinlogPosition(files[0][0], 4)) if files else None
+    purged = MariaGtidPosition.parse(oldest)
+    if oldest is None or not purged.is_subset_of(MariaGtidPosition.parse(done)):
+        raise ServerSetupError(
+            f"the stored position is no longer on the server: its oldest binlog {files[0][0] if files else 'none'} "
+            f"starts after GTID position {oldest or '(unknown)'}, but the connector has only seen up to gtids={done}; "
+            f"the binlog was purged while the connector was stopped. Set snapshot.mode=when_needed to take a new "
+            f"snapshot, or delete the stored offsets to start over")

@@ -9,7 +9,11 @@ Library behaviours we deliberately work around (python-mysql-replication.md §4.
   duplicates). We turn it off and reconnect from our own transaction-boundary offset instead.
 - B3: `is_mariadb=True` ignores file/pos. We connect MariaDB with the MySQL dump command; the library
   always sets `@mariadb_slave_capability=4`, so MariaDB sends its native GTID events, which mark
-  transaction starts.
+  transaction starts. Its dump command never asks for ANNOTATE_ROWS events: with include.query
+  `_AnnotatingConnection` sets that flag.
+- It does not know MySQL's TRANSACTION_PAYLOAD (binlog_transaction_compression=ON) and would skip it: ours
+  arrive as `payload.TransactionPayloadEvent`, and its inner events are yielded right before it, with
+  `inner=True` and the payload's coordinates (they have no position of their own).
 - B11: it re-parses every TABLE_MAP. Ours arrive as `CachedTableMapEvent` (a `TableMapEvent`), parsed
   once per distinct body (`table_map_cache.py`); rows are decoded by `rows_decoder.RowsDecoder`.
 """
@@ -38,7 +42,8 @@ from pymysqlreplication.event import (
 )
 from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateRowsEvent, WriteRowsEvent
 
-from connector.binlog import table_map_cache
+from connector.binlog import payload, table_map_cache
+from connector.binlog.payload import PayloadError, TransactionPayloadEvent
 from connector.binlog.position import BinlogPosition
 from connector.binlog.table_map_cache import CachedTableMapEvent, TableMapCache
 
@@ -47,13 +52,38 @@ log = logging.getLogger(__name__)
 # See module docstring (B2/B4): errors must reach us so we restart from a transaction boundary.
 _binlogstream.MYSQL_EXPECTED_ERROR_CODES = []
 table_map_cache.install()
+payload.install()
+
+
+def _install_mariadb_dump_length_fix() -> None:
+    """B1: the library's MariaDB COM_BINLOG_DUMP (used for GTID connects) declares a payload one byte short,
+    so the server leaves a byte unread and ends the dump with a TCP reset that loses in-flight events. The
+    packet is rebuilt with its real length (the payload after the 4-byte header)."""
+    name = "_BinLogStreamReader__set_mariadb_settings"
+    original = getattr(BinLogStreamReader, name)
+    if getattr(original, "_length_fixed", False):
+        return
+
+    def fixed(self: BinLogStreamReader) -> bytes:
+        prelude: bytes = original(self)
+        return len(prelude[4:]).to_bytes(4, "little") + prelude[4:]
+
+    fixed._length_fixed = True  # type: ignore[attr-defined]
+    setattr(BinLogStreamReader, name, fixed)
+
+
+_install_mariadb_dump_length_fix()
 
 EVENT_TYPES = [
     QueryEvent, XidEvent, GtidEvent, MariadbGtidEvent, TableMapEvent, CachedTableMapEvent, WriteRowsEvent,
     UpdateRowsEvent, DeleteRowsEvent, RotateEvent, HeartbeatLogEvent, FormatDescriptionEvent, StopEvent,
     RowsQueryLogEvent,
-    MariadbAnnotateRowsEvent, XAPrepareEvent,
+    MariadbAnnotateRowsEvent, XAPrepareEvent, TransactionPayloadEvent,
 ]
+_EVENT_CLASSES = frozenset(EVENT_TYPES)
+# COM_BINLOG_DUMP flag BINLOG_SEND_ANNOTATE_ROWS_EVENT: MariaDB sends ANNOTATE_ROWS events only when asked.
+_COM_BINLOG_DUMP = 0x12
+_SEND_ANNOTATE_ROWS = 0x02
 
 
 _COMMIT_TS_FLAG = 1 << 55
@@ -107,17 +137,39 @@ class PositionedEvent:
     next_pos: int
     timestamp: int
     server_id: int
+    # An event from inside a TRANSACTION_PAYLOAD (compressed transaction): it has no position of its own, so
+    # start/next_pos are the payload event's. The payload event itself follows its inner events.
+    inner: bool = False
+
+
+class _AnnotatingConnection(pymysql.connections.Connection):
+    """A pymysql connection whose COM_BINLOG_DUMP asks MariaDB for ANNOTATE_ROWS events (include.query).
+
+    pmr's dump commands do not ask for them (its MariaDB one only with its own option, which we do not
+    use); Debezium's MariaDB connector sets this flag when include.query=true. Packet (MySQL's and
+    MariaDB's COM_BINLOG_DUMP alike): 3-byte length, sequence id, command byte, 4-byte position, 2-byte flags."""
+
+    def _write_bytes(self, data: bytes) -> None:
+        if len(data) >= 11 and data[4] == _COM_BINLOG_DUMP:
+            flags = int.from_bytes(data[9:11], "little") | _SEND_ANNOTATE_ROWS
+            data = data[:9] + flags.to_bytes(2, "little") + data[11:]
+        super()._write_bytes(data)
 
 
 class BinlogReader:
     def __init__(self, params: ConnectionParams, server_id: int, start: BinlogPosition,
-                 heartbeat_interval_s: float = 1.0, auto_position: str | None = None) -> None:
+                 heartbeat_interval_s: float = 1.0, auto_position: str | None = None,
+                 annotate_rows: bool = False, is_mariadb: bool = False) -> None:
         self._params = params
+        self._annotate_rows = annotate_rows
         self._server_id = server_id
         self._start = start
         # MySQL GTID set of the transactions already done: COM_BINLOG_DUMP_GTID sends every other one, from
         # whichever binlog file holds it (the file/pos are then only the server's own; a failover-safe resume).
         self._auto_position = auto_position or None
+        # On MariaDB the GTID position (`d-s-n` per domain) goes in @slave_connect_state; the library's MariaDB
+        # dump ignores file/pos (B3), so it is used for GTID connects only.
+        self._mariadb_gtid = is_mariadb and self._auto_position is not None
         self._heartbeat_s = heartbeat_interval_s
         self._stream: BinLogStreamReader | None = None
         # Parsed TABLE_MAP bodies, kept across rotations and reconnects (the key includes the table id).
@@ -137,9 +189,11 @@ class BinlogReader:
             log_file=None if self._auto_position else self._start.file,
             log_pos=None if self._auto_position else self._start.pos,
             auto_position=self._auto_position,
+            is_mariadb=self._mariadb_gtid,
             only_events=EVENT_TYPES,
             slave_heartbeat=self._heartbeat_s,
             enable_logging=False,
+            pymysql_wrapper=_AnnotatingConnection if self._annotate_rows else None,
         )
         self._stream.table_map = TableMapCache(self._parsed_table_maps)
         if self._auto_position:
@@ -177,6 +231,17 @@ class BinlogReader:
             start = log_pos - packet.event_size if log_pos else self.next_pos
             if log_pos:
                 self.next_pos = log_pos
+            if type(event) is TransactionPayloadEvent:
+                try:
+                    for inner in event.events():
+                        if type(inner) in _EVENT_CLASSES:  # the stream's own filter (only_events)
+                            # The payload's time (the commit), not the statements': Debezium's event time
+                            # comes from the events its client delivers, and inner ones are not delivered.
+                            yield PositionedEvent(inner, self.file, start, self.next_pos, event.timestamp,
+                                                  inner.packet.server_id, inner=True)
+                except PayloadError as exc:
+                    raise PayloadError(f"{exc} (TRANSACTION_PAYLOAD event at {self.file}:{start}; see it with "
+                                       f"mysqlbinlog --start-position={start} {self.file})") from None
             yield PositionedEvent(event, self.file, start, self.next_pos, event.timestamp, packet.server_id)
 
     def close(self) -> None:

@@ -28,7 +28,9 @@ from pymysqlreplication.packet import BinLogPacketWrapper
 from pymysqlreplication.row_event import MetadataFieldType, TableMapEvent
 from pymysql.protocol import MysqlPacket
 
-__all__ = ["CachedTableMapEvent", "TableMapCache", "install"]
+from connector.errors import SchemaError
+
+__all__ = ["CachedTableMapEvent", "TableMapCache", "UnsupportedBinlogColumn", "install"]
 
 _HEADER = 20  # OK byte + event header, as in rows_decoder
 # MySQL 9 MYSQL_TYPE_VECTOR: pmr 1.0.x does not know it and skips its 1-byte TABLE_MAP metadata (the
@@ -37,7 +39,19 @@ FIELD_TYPE_VECTOR = 242
 _pmr_parse_column = _PmrColumn._Column__parse_column_definition  # type: ignore[attr-defined]
 
 
+# MariaDB's COMPRESSED columns (MYSQL_TYPE_VARCHAR_COMPRESSED / BLOB_COMPRESSED): unknown to pmr, whose
+# TABLE_MAP parse then misaligns. Debezium 3.6 cannot read them either (mysql-binlog-connector-java fails
+# on the unknown type), so they are refused with a message naming the table.
+_MARIADB_COMPRESSED = frozenset({140, 141})
+
+
+class UnsupportedBinlogColumn(SchemaError):
+    """A TABLE_MAP holds a column type the binlog decoder cannot read (Terminal: exclude the table)."""
+
+
 def _parse_column_definition(self: Any, column_type: int, packet: Any) -> None:
+    if column_type in _MARIADB_COMPRESSED:
+        raise UnsupportedBinlogColumn(f"COMPRESSED column (binlog type {column_type})")
     _pmr_parse_column(self, column_type, packet)
     if column_type == FIELD_TYPE_VECTOR:
         self.length_size = packet.read_uint8()
@@ -101,7 +115,14 @@ class CachedTableMapEvent(TableMapEvent):
         key = from_packet.packet._data[_HEADER:_HEADER + event_size]
         state = table_map.parsed.get(key)
         if state is None:
-            super().__init__(from_packet, event_size, table_map, ctl_connection, **kwargs)
+            try:
+                super().__init__(from_packet, event_size, table_map, ctl_connection, **kwargs)
+            except UnsupportedBinlogColumn as exc:
+                raise UnsupportedBinlogColumn(
+                    f"table {self.schema}.{self.table} has a MariaDB {exc}, which the binlog decoder cannot "
+                    "read (Debezium 3.6 cannot either); remove the COMPRESSED attribute (ALTER TABLE ... MODIFY) "
+                    "and restart from a position after that change. Excluding the table does not help: every "
+                    "TABLE_MAP in the binlog is parsed") from None
             if len(table_map.parsed) >= table_map.limit:
                 table_map.parsed.clear()  # bounded; a miss only costs one normal parse
             table_map.parsed[key] = {k: v for k, v in self.__dict__.items() if k not in _PER_EVENT}
@@ -132,6 +153,7 @@ class _PacketWrapper(BinLogPacketWrapper):
         if CachedTableMapEvent in allowed_events:
             # Name-mangled class attribute of the base; an instance attribute shadows it for this packet only.
             self._BinLogPacketWrapper__event_map = self._CACHED_EVENTS
+        self.allowed_events = allowed_events  # payload.TransactionPayloadEvent builds its inner events with them
         super().__init__(from_packet, table_map, ctl_connection, mysql_version, use_checksum, allowed_events,
                          *args, **kwargs)
 

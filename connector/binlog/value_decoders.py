@@ -13,7 +13,9 @@ Deliberate differences (python-mysql-replication.md §4.2):
 - B8: utf16 / utf16le / utf32 / ucs2 text is decoded as the big/little-endian UTF it is (pmr returns
   garbage, raises, or returns bytes);
 - an empty SET is `set()` instead of None + none_sources 'empty set': a plain value list has no
-  none_sources, and `converters/enum_set.py` turns `set()` into the "" Debezium emits.
+  none_sources, and `converters/enum_set.py` turns `set()` into the "" Debezium emits;
+- ENUM/SET whose member names the TABLE_MAP lacks (binlog_row_metadata=MINIMAL) or pmr cannot decode
+  (non-UTF-8 names) come back as the raw index / bit mask (pmr: None or ""), resolved by the converter.
 """
 
 from __future__ import annotations
@@ -152,13 +154,22 @@ def _json(column: Any, errors: str) -> ValueDecoder:
 def _enum(column: Any, errors: str) -> ValueDecoder:
     size = column.size
     values = column.enum_values
+    if not values or not all(values[1:]):
+        # No usable member names in the TABLE_MAP: binlog_row_metadata=MINIMAL, or pmr could not decode
+        # them (it turns non-UTF-8 names, e.g. latin1 'é', into ""). Return the 1-based index instead;
+        # converters/enum_set.py maps it with the DDL's names, as Debezium does.
+        def decode_index(data: bytes, pos: int) -> tuple[Any, int]:
+            end = pos + size
+            return (data[pos] if size == 1 else _from_bytes(data[pos:end], "little")), end
+
+        return decode_index
 
     def decode(data: bytes, pos: int) -> tuple[Any, int]:
         end = pos + size
         index = data[pos] if size == 1 else _from_bytes(data[pos:end], "little")
-        return (values[index] if values else None), end
+        return values[index], end
 
-    if size == 1 and values:
+    if size == 1:
         decode.enum = tuple(values)  # type: ignore[attr-defined]  # for image_compiler
     return decode
 
@@ -166,6 +177,13 @@ def _enum(column: Any, errors: str) -> ValueDecoder:
 def _set(column: Any, errors: str) -> ValueDecoder:
     size = column.size
     members = tuple((1 << i, v) for i, v in enumerate(column.set_values or ()))
+    if not members or not all(v for _, v in members):
+        # as for ENUM: no usable names, so the bit mask goes to converters/enum_set.py
+        def decode_mask(data: bytes, pos: int) -> tuple[Any, int]:
+            end = pos + size
+            return _from_bytes(data[pos:end], "little"), end
+
+        return decode_mask
 
     def decode(data: bytes, pos: int) -> tuple[Any, int]:
         end = pos + size

@@ -40,6 +40,13 @@ def as_non_negative_int(prop: str, text: str) -> int:
     return value
 
 
+def as_positive_int(prop: str, text: str) -> int:
+    value = as_int(prop, text)
+    if value < 1:
+        raise ValueError(f"{prop}={text!r} must be 1 or more")
+    return value
+
+
 def as_positive_long(prop: str, text: str) -> int:
     value = as_int(prop, text)
     if not 0 < value < 2**32:
@@ -169,10 +176,26 @@ FIELDS: tuple[Field, ...] = (
     F("snapshot.lock.timeout.ms", "10000", as_non_negative_int, "Lock wait timeout during the snapshot."),
     F("snapshot.fetch.size", None, as_int, "Rows per fetch during the snapshot."),
     F("min.row.count.to.stream.results", "1000", as_non_negative_int, "Tables larger than this are read with a streaming result set."),
-    F("snapshot.max.threads", "1", as_int, "Parallel snapshot readers."),
+    F("snapshot.max.threads", "1", as_positive_int, "Parallel snapshot readers: connections opened under the same "
+      "lock, each reading whole tables (largest first)."),
+    F("legacy.snapshot.max.threads", "false", as_bool, "Accepted for compatibility: binlog-cdc's readers always "
+      "read whole tables (Debezium's legacy table-per-thread algorithm, without its key-range chunks)."),
     F("snapshot.include.collection.list", None, as_regex_list, "Tables to snapshot (subset of the captured ones)."),
     F("snapshot.select.statement.overrides", None, as_str, "Tables whose snapshot SELECT is overridden."),
-    F("snapshot.query.mode", "select_all", E(modes.SnapshotQueryMode), "How the snapshot SELECT is built."),
+    F("snapshot.query.mode", "select_all", E(modes.SnapshotQueryMode), "How the snapshot SELECT is built; custom "
+      "(a Java SnapshotQuery) is refused: use snapshot.select.statement.overrides."),
+    F("snapshot.query.mode.custom.name", None, as_str, "Name of a Java SnapshotQuery (not supported)."),
+    F("snapshot.mode.custom.name", None, as_str, "Name of a Java Snapshotter (not supported)."),
+    F("snapshot.mode.configuration.based.snapshot.data", "false", as_bool,
+      "configuration_based: snapshot table data (at every start)."),
+    F("snapshot.mode.configuration.based.snapshot.schema", "false", as_bool,
+      "configuration_based: snapshot table schemas (at every start)."),
+    F("snapshot.mode.configuration.based.start.stream", "false", as_bool,
+      "configuration_based: stream changes after the snapshot."),
+    F("snapshot.mode.configuration.based.snapshot.on.schema.error", "false", as_bool,
+      "configuration_based: rebuild a lost schema history from the current tables at the stored offset."),
+    F("snapshot.mode.configuration.based.snapshot.on.data.error", "false", as_bool,
+      "configuration_based: take a new snapshot when the stored binlog position was purged."),
     F("snapshot.delay.ms", "0", as_non_negative_int, "Delay before the snapshot starts."),
     F("snapshot.tables.order.by.row.count", "disabled", as_str, "ascending, descending or disabled."),
     F("snapshot.resume.enabled", "true", as_bool,

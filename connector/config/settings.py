@@ -95,6 +95,17 @@ class TopicSettings:
 
 
 @dataclass(frozen=True)
+class ConfigurationBasedSettings:
+    """`snapshot.mode.configuration.based.*` (Debezium's ConfigurationBasedSnapshotter; all default false)."""
+
+    snapshot_data: bool = False
+    snapshot_schema: bool = False
+    start_stream: bool = False
+    snapshot_on_schema_error: bool = False
+    snapshot_on_data_error: bool = False
+
+
+@dataclass(frozen=True)
 class SnapshotSettings:
     mode: modes.SnapshotMode = modes.SnapshotMode.INITIAL
     locking_mode: modes.SnapshotLockingMode = modes.SnapshotLockingMode.MINIMAL
@@ -107,6 +118,7 @@ class SnapshotSettings:
     max_threads: int = 1
     tables_order_by_row_count: str = "disabled"
     resume_enabled: bool = True
+    configuration_based: ConfigurationBasedSettings = field(default_factory=ConfigurationBasedSettings)
 
 
 @dataclass(frozen=True)
@@ -277,7 +289,16 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         max_threads=r.get("snapshot.max.threads"),
         tables_order_by_row_count=r.get("snapshot.tables.order.by.row.count") or "disabled",
         resume_enabled=r.get("snapshot.resume.enabled"),
+        configuration_based=ConfigurationBasedSettings(
+            **{attr: r.get(f"snapshot.mode.configuration.based.{attr.replace('_', '.')}")
+               for attr in ConfigurationBasedSettings.__dataclass_fields__}),
     )
+    if r.get("snapshot.query.mode") == modes.SnapshotQueryMode.CUSTOM:
+        r.problems.append("snapshot.query.mode=custom loads a Java SnapshotQuery implementation "
+                          f"({raw.get('snapshot.query.mode.custom.name') or 'snapshot.query.mode.custom.name'}), "
+                          "which a Python connector cannot run: use snapshot.query.mode=select_all and give a table "
+                          "its own statement with snapshot.select.statement.overrides=<db.table> plus "
+                          "snapshot.select.statement.overrides.<db.table>=SELECT ...")
     history_store = _history_store(raw.get("schema.history.internal") or BY_NAME["schema.history.internal"].default, r)
     history = HistorySettings(
         store=history_store,

@@ -36,7 +36,15 @@ def _default(expr: str, column: Column) -> Any:
 def enum(column: Column, settings: ValueSettings) -> Kind:
     values = enum_literals(column)
     schema = ConnectSchema(Type.STRING, name="io.debezium.data.Enum", version=1, parameters=(("allowed", ",".join(values)),))
-    return Kind(schema, None, None, _default)
+    by_index = ("", *values)  # index 0: the invalid value '' of a non-strict insert
+
+    def from_binlog(value: Any) -> str:
+        # the binlog decoder passes the 1-based index when the TABLE_MAP had no usable member names
+        if isinstance(value, int):
+            return by_index[value] if value < len(by_index) else ""
+        return value
+
+    return Kind(schema, from_binlog, None, _default)
 
 
 def set_(column: Column, settings: ValueSettings) -> Kind:
@@ -47,6 +55,8 @@ def set_(column: Column, settings: ValueSettings) -> Kind:
     def from_binlog(value: Any) -> str:
         if isinstance(value, str):
             return value
+        if isinstance(value, int):  # the bit mask, when the TABLE_MAP had no usable member names
+            return ",".join(v for i, v in enumerate(values) if value >> i & 1)
         return ",".join(sorted(value, key=lambda v: order.get(v, len(order))))
 
     return Kind(schema, from_binlog, None, _default)

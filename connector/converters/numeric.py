@@ -101,8 +101,13 @@ def _float_default(expr: str, column: Column) -> Any:
 
 def floating(column: Column, settings: ValueSettings) -> Kind:
     base = base_type_name(column)
-    # FLOAT(p) with p > 24 is a double in MySQL; plain FLOAT / FLOAT(M,D) are single precision.
-    single = base in ("FLOAT", "FLOAT4") and (column.length is None or column.scale is not None or column.length <= 24)
+    # Debezium: float32 only for a FLOAT without scale and length <= 24; FLOAT(p>24) and the
+    # deprecated FLOAT(M,D) fall through to JDBC's FLOAT, a float64 (reference run types-extra).
+    single = base in ("FLOAT", "FLOAT4") and column.scale is None and (column.length is None or column.length <= 24)
     if single:
         return Kind(ConnectSchema(Type.FLOAT32), None, to_float32, _float_default)
+    if base in ("FLOAT", "FLOAT4") and column.scale is not None:
+        # FLOAT(M,D) is stored as a float32 but emitted as float64: JDBC's Float widened to double
+        # (1234.567 → 1234.5670166015625); binlog values already are the widened float32
+        return Kind(ConnectSchema(Type.FLOAT64), None, to_float32, _float_default)
     return Kind(ConnectSchema(Type.FLOAT64), None, None, _float_default)  # already floats

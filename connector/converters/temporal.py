@@ -42,7 +42,18 @@ def _days_from_text(text: str, adjust: bool = True) -> int | None:
         return None
     if adjust and year < 100:
         year = _adjust_year(year)
-    return _dt.date(year, month, day).toordinal() - _EPOCH_ORDINAL
+    return _days_from_civil(year, month, day)
+
+
+def _days_from_civil(year: int, month: int, day: int) -> int:
+    """Days since 1970-01-01 in the proleptic Gregorian calendar, year 0 included (Python's date has
+    no year 0, Java's LocalDate has: a snapshot DATE '0000-01-01' without the adjuster is -719528)."""
+    y = year - (month <= 2)
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
 
 
 def _fraction_us(text: str) -> int:
@@ -144,8 +155,14 @@ def _ms(us: int) -> int:
     return us // 1000
 
 
-def _ns(us: int) -> int:
-    return us * 1000
+_LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
+
+
+def _ns(us: int) -> int | None:
+    # NanoTimestamp is a Java long: outside ~1677-2262 Debezium's conversion overflows, it logs
+    # "Failed to convert value" and emits null (reference run, DATETIME '1000-01-01' / '9999-12-31')
+    ns = us * 1000
+    return ns if _LONG_MIN <= ns <= _LONG_MAX else None
 
 
 def _same(us: int) -> int:
@@ -175,9 +192,21 @@ def _iso_timestamp(us: int) -> str:
             f"{stamp.second:02d}{_fraction_text(frac)}Z")
 
 
+def _civil_from_days(days: int) -> tuple[int, int, int]:
+    """Inverse of `_days_from_civil`, year 0 included."""
+    z = days + 719468
+    era = z // 146097
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    month = mp + 3 if mp < 10 else mp - 9
+    return yoe + era * 400 + (month <= 2), month, doy - (153 * mp + 2) // 5 + 1
+
+
 def _iso_date(days: int) -> str:
-    day = _dt.date.fromordinal(days + _EPOCH_ORDINAL)
-    return f"{day.year:04d}-{day.month:02d}-{day.day:02d}Z"
+    year, month, day = _civil_from_days(days)
+    return f"{year:04d}-{month:02d}-{day:02d}Z"
 
 
 _M = TimePrecisionMode
@@ -240,8 +269,16 @@ def date(column: Column, settings: ValueSettings) -> Kind:
         days = _days_from_text(text, adjust)
         return None if days is None else scale(days)
 
-    return Kind(schema, lambda v: scale(_days_from_date(v, adjust)), from_text, _text_default(from_text),
-                fallback=scale(0))
+    def default(expr: str, col: Column) -> Any:
+        text = expr.strip().strip("'")
+        if not text or text.upper() == "NULL" or _is_now(text):
+            return None
+        # BinlogDefaultValueConverter.convertToLocalDate: a zero or unparseable date → null when
+        # nullable, else the epoch (reference run types-extra: DATE NOT NULL DEFAULT '0000-00-00' → 0)
+        value = from_text(text) if text != "0" else None
+        return value if value is not None or col.optional else scale(0)
+
+    return Kind(schema, lambda v: scale(_days_from_date(v, adjust)), from_text, default, fallback=scale(0))
 
 
 def time(column: Column, settings: ValueSettings) -> Kind:
@@ -267,10 +304,19 @@ def datetime_(column: Column, settings: ValueSettings) -> Kind:
     def default(expr: str, col: Column) -> Any:
         text = expr.strip().strip("'")
         if _is_now(text):  # MySqlDefaultValueConverter: CURRENT_TIMESTAMP → epoch for NOT NULL
-            return None if col.optional else 0
-        return None if not text or text.upper() == "NULL" else from_text(text)
+            return None if col.optional else scale(0)
+        if not text or text.upper() == "NULL":
+            return None
+        # convertToLocalDateTime: a zero or unparseable value → null when nullable, else the epoch
+        value = from_text(text) if text != "0" else None
+        return value if value is not None or col.optional else scale(0)
 
-    return Kind(schema, lambda v: scale(_datetime_us(v, adjust)), from_text, default, fallback=scale(0))
+    def from_snapshot(text: str) -> Any:
+        # JDBC reads a DATETIME of year 0 as year 1 (java.sql.Timestamp has no year 0): the reference
+        # snapshot gives '0000-12-31 00:00:00' as 2001-12-31 after the two-digit-year adjuster
+        return from_text("0001" + text[4:] if text.startswith("0000-") and text[5:10] != "00-00" else text)
+
+    return Kind(schema, lambda v: scale(_datetime_us(v, adjust)), from_snapshot, default, fallback=scale(0))
 
 
 def timestamp(column: Column, settings: ValueSettings) -> Kind:
@@ -302,13 +348,12 @@ def timestamp(column: Column, settings: ValueSettings) -> Kind:
 
 
 def year(column: Column, settings: ValueSettings) -> Kind:
-    # Snapshot: JDBC's YEAR 0 (and any year < 100) goes through the two-digit-year adjuster
-    # (0 → 2000); streaming keeps what the binlog decoder gives (YEAR 0 → 1900 in both
-    # mysql-binlog-connector-java and python-mysql-replication), as the reference runs show.
-    if settings.enable_time_adjuster:
-        def from_snapshot(value: Any) -> int:
-            year_ = int(value)
-            return _adjust_year(year_) if year_ < 100 else year_
-    else:
-        from_snapshot = int  # type: ignore[assignment]
-    return Kind(YEAR, None, from_snapshot, _text_default(lambda t: int(t)))
+    # Snapshot: the JDBC driver itself reads a 2-digit YEAR (YEAR(2), and YEAR 0) with the two-digit-year
+    # rule (69 → 2069, 70 → 1970, 0 → 2000), whatever enable.time.adjuster says; defaults ('69', '00',
+    # '0000') get the same rule. Streaming keeps what the binlog decoder gives (YEAR 0 → 1900 in both
+    # mysql-binlog-connector-java and python-mysql-replication). Reference runs types-mariadb(-noadjust).
+    def from_snapshot(value: Any) -> int:
+        year_ = int(value)
+        return _adjust_year(year_) if year_ < 100 else year_
+
+    return Kind(YEAR, None, from_snapshot, _text_default(from_snapshot))

@@ -18,6 +18,7 @@ from schema_history.ddl.keys import (
     resolve_table_id,
     unique_as_primary_key,
 )
+from schema_history.ddl.versioning import add_system_versioning, drop_system_versioning
 from schema_history.state import SchemaState
 
 
@@ -140,7 +141,11 @@ def alter_table(cur: Cursor, state: SchemaState, ddl: str) -> list[TableEvent] |
         return []  # Debezium ignores ALTERs of tables it does not know
     editor = TableEditor.of(table)
     while not cur.at_end():
-        if cur.accept_word("ADD"):
+        if cur.accept_words("ADD", "SYSTEM", "VERSIONING"):
+            add_system_versioning(editor)
+        elif cur.accept_words("DROP", "SYSTEM", "VERSIONING"):
+            drop_system_versioning(cur, editor)
+        elif cur.accept_word("ADD"):
             if not _alter_add_key(cur, editor):
                 _alter_add(cur, editor)
         elif cur.accept_word("DROP"):

@@ -53,6 +53,8 @@ class ColumnSpec:
     first: bool = False
     binary: bool = False  # the `BINARY` attribute of string types (`CHAR(3) BINARY`)
     comment: str | None = None
+    system_period: str | None = None  # MariaDB `GENERATED ALWAYS AS ROW START|END`: "START" / "END"
+    versioned: bool = False  # MariaDB column-level `WITH SYSTEM VERSIONING` (makes the table versioned)
 
     def set_default(self, expr: str | None) -> None:
         self.has_default = True
@@ -134,6 +136,8 @@ def _charset_clauses(cur: Cursor, spec: ColumnSpec) -> str | None:
             collation = cur.identifier()
         elif not spec.binary and cur.accept_word("BINARY"):
             spec.binary = True
+        elif cur.accept_word("ASCII", "UNICODE", "BYTE"):
+            pass  # MySQL's shorthands for latin1/ucs2/binary: Debezium 3.6 keeps the default charset (golden ddl_mysql_attrs)
         else:
             break
     if charset is None and collation is not None:
@@ -217,6 +221,11 @@ def parse_default(cur: Cursor, spec: ColumnSpec) -> None:
     tok = cur.peek()
     if tok is None:
         raise cur.error("expected a default value")
+    nxt = cur.peek(1)
+    if tok.kind is Kind.WORD and tok.text.startswith("_") and nxt is not None and nxt.kind in (
+            Kind.HEX, Kind.BITS, Kind.STRING):
+        cur.next()  # charset introducer apart from its literal (`_latin1 x'41'`, `_binary 'x'`): the literal counts
+        tok = nxt
     if tok.kind in (Kind.STRING, Kind.DQUOTED):
         first = _literal_text(cur.next().text)
         text = first
@@ -324,6 +333,9 @@ def _parse_constraints(cur: Cursor, spec: ColumnSpec) -> None:
             spec.unique = True
         elif cur.accept_words("GENERATED", "ALWAYS") or cur.at_word("AS"):
             cur.expect_word("AS")
+            if cur.accept_word("ROW"):  # MariaDB system-versioning period column
+                spec.system_period = cur.expect_word("START", "END").upper
+                continue
             cur.skip_group()
             cur.accept_word("VIRTUAL", "STORED", "PERSISTENT")
         elif cur.accept_word("CONSTRAINT"):
@@ -336,12 +348,17 @@ def _parse_constraints(cur: Cursor, spec: ColumnSpec) -> None:
             _references(cur)
         elif cur.accept_word("COLUMN_FORMAT", "STORAGE", "SRID"):
             cur.next()
-        elif cur.accept_word("ENGINE_ATTRIBUTE", "SECONDARY_ENGINE_ATTRIBUTE", "COMPRESSED"):
+        elif cur.accept_word("ENGINE_ATTRIBUTE", "SECONDARY_ENGINE_ATTRIBUTE"):
+            cur.accept_punct("=")  # optional: `SECONDARY_ENGINE_ATTRIBUTE '{}'` is valid MySQL too
+            cur.next()
+        elif cur.accept_word("COMPRESSED"):
             if cur.accept_punct("="):
                 cur.next()
         elif cur.accept_word("VISIBLE", "INVISIBLE", "VIRTUAL", "STORED", "PERSISTENT"):
             pass
-        elif cur.accept_words("WITH", "SYSTEM", "VERSIONING") or cur.accept_words("WITHOUT", "SYSTEM", "VERSIONING"):
+        elif cur.accept_words("WITH", "SYSTEM", "VERSIONING"):
+            spec.versioned = True
+        elif cur.accept_words("WITHOUT", "SYSTEM", "VERSIONING"):
             pass
         elif cur.at_punct("("):
             cur.skip_group()

@@ -17,6 +17,7 @@ from schema_history.ddl.keys import (
 )
 from schema_history.ddl.tokens import Kind
 from schema_history.ddl.type_names import candidates
+from schema_history.ddl.versioning import add_system_versioning
 from schema_history.state import SchemaState
 
 
@@ -24,6 +25,9 @@ from schema_history.state import SchemaState
 
 def _table_options(cur: Cursor, editor: TableEditor) -> None:
     while not cur.at_end():
+        if cur.accept_words("WITH", "SYSTEM", "VERSIONING"):
+            editor.system_versioned = True
+            continue
         if cur.at_word("SELECT", "AS", "PARTITION", "IGNORE", "REPLACE", "WITH"):
             return
         if cur.accept_word("DEFAULT"):
@@ -102,6 +106,8 @@ def create_table(cur: Cursor, state: SchemaState, ddl: str) -> list[TableEvent] 
     if cur.at_punct("("):
         _create_definitions(cur, editor)
     _table_options(cur, editor)
+    if editor.system_versioned:
+        add_system_versioning(editor)
     if editor.default_charset is None:
         editor.default_charset = state.charset_for_table(table_id)
     state.tables.put(editor.create())

@@ -16,6 +16,9 @@ class TableEditor:
         self.primary_key: list[str] = list(primary_key or [])
         self.default_charset = default_charset
         self.comment = comment
+        # MariaDB system versioning seen in the statement being applied (schema_history.ddl.versioning)
+        self.system_versioned = False
+        self.row_end_column: str | None = None
 
     @staticmethod
     def of(table: Table) -> "TableEditor":

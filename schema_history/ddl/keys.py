@@ -89,6 +89,10 @@ def unique_as_primary_key(editor: TableEditor, names: list[str | None]) -> None:
 def add_column(editor: TableEditor, spec: ColumnSpec) -> None:
     col = spec.to_column()
     editor.add_column(col)
+    if spec.system_period == "END":
+        editor.row_end_column = col.name
+    if spec.versioned:
+        editor.system_versioned = True
     if spec.primary_key:
         editor.set_primary_key([col.name])
     elif spec.unique and not editor.has_primary_key():

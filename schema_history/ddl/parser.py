@@ -19,6 +19,7 @@ from typing import Callable
 from schema_history.changes import SchemaChange, TableChange, TableChangeType
 from schema_history.ddl import table_statements as ts
 from schema_history.ddl.cursor import Cursor
+from schema_history.ddl.sequences import create_sequence
 from schema_history.ddl.tokens import Kind, TokenizeError, tokenize, split_statements
 from schema_history.errors import DdlParseError
 from schema_history.state import SchemaState
@@ -87,7 +88,7 @@ def _set(cur: Cursor, state: SchemaState, ddl: str) -> None:
 
 
 def _create(cur: Cursor, state: SchemaState, ddl: str):
-    cur.accept_words("OR", "REPLACE")
+    replace_existing = cur.accept_words("OR", "REPLACE")
     while cur.accept_word("TEMPORARY", "ALGORITHM", "DEFINER", "SQL", "SECURITY", "ONLINE", "OFFLINE",
                           "AGGREGATE") is not None:
         if cur.accept_punct("="):
@@ -98,6 +99,8 @@ def _create(cur: Cursor, state: SchemaState, ddl: str):
             cur.next()
     if cur.accept_word("TABLE"):
         return ts.create_table(cur, state, ddl)
+    if cur.accept_word("SEQUENCE"):
+        return create_sequence(cur, state, ddl, replace_existing, _seen(cur, "TEMPORARY"))
     if cur.accept_word("DATABASE", "SCHEMA"):
         return _create_database(cur, state, ddl)
     if cur.accept_word("UNIQUE"):
@@ -106,7 +109,11 @@ def _create(cur: Cursor, state: SchemaState, ddl: str):
     if cur.accept_word("INDEX", "FULLTEXT", "SPATIAL"):
         cur.accept_word("INDEX")
         return ts.create_index(cur, state, ddl, unique=False)
-    return NO_EVENT  # views, users, triggers, procedures, functions, events, sequences ...
+    return NO_EVENT  # views, users, triggers, procedures, functions, events ...
+
+
+def _seen(cur: Cursor, word: str) -> bool:
+    return any(t.is_word(word) for t in cur.tokens[:cur.i])
 
 
 def _alter(cur: Cursor, state: SchemaState, ddl: str):
@@ -122,6 +129,8 @@ def _drop(cur: Cursor, state: SchemaState, ddl: str):
     cur.accept_word("TEMPORARY")
     if cur.accept_word("TABLE", "TABLES"):
         return ts.drop_table(cur, state, ddl)
+    if cur.accept_word("SEQUENCE"):  # a MariaDB sequence is a table (schema_history.ddl.sequences)
+        return NO_EVENT if _seen(cur, "TEMPORARY") else ts.drop_table(cur, state, ddl)
     if cur.accept_word("DATABASE", "SCHEMA"):
         return _drop_database(cur, state, ddl)
     if cur.accept_word("INDEX"):
@@ -210,6 +219,10 @@ def _drop_comments(state: SchemaState, events: list[ts.TableEvent]) -> None:
 
 def _table_change(state: SchemaState, event: ts.TableEvent) -> SchemaChange:
     table = None if event.type is TableChangeType.DROP else state.tables.get(event.table_id)
+    if table is None and event.type is not TableChangeType.DROP:
+        # Debezium looks the table up once the whole statement is applied: in `RENAME TABLE a TO b, b TO c`
+        # (or a swap through a temporary name) `b` is gone by then and that pair's event has no table change.
+        return SchemaChange(database_name=event.table_id.database, ddl=event.ddl, touched=event.table_id)
     change = TableChange(event.type, event.table_id, table, event.previous_id)
     return SchemaChange(database_name=event.table_id.database, ddl=event.ddl, table_changes=(change,))
 

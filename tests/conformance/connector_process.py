@@ -71,6 +71,15 @@ class ConnectorProcess:
             time.sleep(0.1)
         raise ConnectorError(f"no phase 'streaming' within {timeout:.0f} s; status {self.status()}\n{self.log_tail()}")
 
+    def wait_exit(self, timeout: float) -> int | None:
+        """Until the connector exits by itself (a snapshot mode without streaming); its exit code."""
+        assert self._proc is not None
+        try:
+            return self._proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            raise ConnectorError(f"did not exit by itself within {timeout:.0f} s; status {self.status()}\n"
+                                 f"{self.log_tail()}") from None
+
     def wait_caught_up(self, target: tuple[str, int], quiet_ms: int, timeout: float) -> dict[str, Any]:
         """Until the reader position reached `target`, every sent record is acked, and
         records_sent has not changed for `quiet_ms` (the harness's three conditions)."""

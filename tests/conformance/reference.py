@@ -25,13 +25,15 @@ class ReferenceError(RuntimeError):
 
 
 def run_reference(workload: Path, out_dir: Path, server: str, scratch: Path, props: tuple[str, ...] = (),
-                  timeout: float = 900) -> dict:
+                  timeout: float = 900, copy_binlog: bool = False) -> dict:
     """Run the harness into `out_dir` on a free port and a private work dir; return its run_info."""
     ref = reference_dir()
     if ref is None:
         raise ReferenceError("reference harness not found (set DBZ_REFERENCE_DIR)")
     argv = ["bash", str(ref / "run_reference.sh"), str(workload), str(out_dir), "--server", server,
-            "--port", str(free_port()), "--workdir", str(scratch / f"ref-{server}-db"), "--no-binlog-copy"]
+            "--port", str(free_port()), "--workdir", str(scratch / f"ref-{server}-db")]
+    if not copy_binlog:  # OUT_DIR/binlog/ is only needed to compare positions by event (positions.py)
+        argv.append("--no-binlog-copy")
     for p in props:
         argv += ["--prop", p]
     log = out_dir.parent / f"{out_dir.name}.harness.log"

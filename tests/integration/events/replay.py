@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pymysql
+import pymysql.cursors
 from pymysqlreplication import BinLogStreamReader
 from pymysqlreplication.row_event import DeleteRowsEvent, UpdateRowsEvent, WriteRowsEvent
 
@@ -24,6 +25,7 @@ from connector.converters.snapshot_conv import pymysql_conversions
 from connector.envelope import PlannedEvent, plan_row
 from connector.table_schema import TableSchema
 from schema_history.model import TableId
+from snapshot.raw_rows import column_decoders, fetch_raw
 from tests.integration.events.servers import Server
 from tests.unit.events.golden import GoldenRecord, load_records, schema_builder, table_versions, version_with_columns
 
@@ -70,6 +72,7 @@ class Replay:
         setup, stream = workload_sections(workload)
         server.sql("".join(f"DROP DATABASE IF EXISTS `{db}`;\n" for db in self.databases) + setup)
         self.snapshot_rows = self._read_snapshot()
+        self.snapshot_raw_rows = self._read_snapshot_raw()
         start = self._binlog_start()
         for section in stream:
             server.sql(section)
@@ -120,6 +123,23 @@ class Replay:
                         cur.execute(f"SELECT * FROM `{db}`.`{name}`")
                         columns = [d[0] for d in cur.description]
                         out[TableId(db, name)] = (columns, list(cur.fetchall()))
+        finally:
+            conn.close()
+        return out
+
+    def _read_snapshot_raw(self) -> dict[TableId, tuple[list[str], list, list[list]]]:
+        """The same tables as the snapshot's fast path reads them: (columns, PyMySQL decoders, raw rows)."""
+        conn = self._connect()
+        out = {}
+        try:
+            for db_id in self.snapshot_rows:
+                with conn.cursor(pymysql.cursors.SSCursor) as cur:
+                    cur.execute(f"SELECT * FROM `{db_id.database}`.`{db_id.table}`")
+                    columns, decoders = [d[0] for d in cur.description], column_decoders(cur)
+                    rows = []
+                    while batch := fetch_raw(cur, 100):
+                        rows += batch
+                out[db_id] = (columns, decoders, rows)
         finally:
             conn.close()
         return out

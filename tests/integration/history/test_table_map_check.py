@@ -87,16 +87,3 @@ def _query_event_pos(server, statement: str) -> tuple[str, int]:
                     return name, row[1]
     raise AssertionError(f"{statement} not in the binlog")
 
-
-def test_system_versioned_table_is_stopped_at_its_first_row(mariadb, broker, unique_database, tmp_path):
-    """MariaDB binlogs the hidden row_start/row_end columns the DDL does not name (README: unsupported)."""
-    database = unique_database(mariadb)
-    prefix = f"tm{uuid.uuid4().hex[:8]}"
-    broker.create_topics([prefix, f"{prefix}.{database}.sv"])
-    proc = connector(tmp_path, write_config(tmp_path, mariadb, broker, database, prefix)).start()
-    proc.wait_streaming(60)
-    mariadb.run_sql("CREATE TABLE sv (id INT PRIMARY KEY) WITH SYSTEM VERSIONING; INSERT INTO sv VALUES (1);",
-                    database=database)
-    assert wait_exit(proc) != 0
-    log = (tmp_path / "connector.log").read_text()
-    assert f"TABLE_MAP of {database}.sv" in log and "the binlog has 3 columns, the schema 1 (id)" in log, log[-2000:]

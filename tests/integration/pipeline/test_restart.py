@@ -27,9 +27,10 @@ class Writer(threading.Thread):
     """Commits transactions of several statements (multi-row inserts, updates, deletes) and records
     what each transaction changed, so the expected change stream is known exactly."""
 
-    def __init__(self, server, database: str) -> None:
+    def __init__(self, server, database: str, compressed: bool = False) -> None:
         super().__init__(name="workload-writer", daemon=True)
         self.server, self.database = server, database
+        self.compressed = compressed
         self.stop_requested = threading.Event()
         self.expected: list[tuple[str, int]] = []
         self.committed = 0
@@ -42,6 +43,8 @@ class Writer(threading.Thread):
             next_id = 1
             live: list[int] = []
             with conn.cursor() as cur:
+                if self.compressed:  # each transaction becomes one zstd TRANSACTION_PAYLOAD event
+                    cur.execute("SET SESSION binlog_transaction_compression = ON")
                 while not self.stop_requested.is_set():
                     changes: list[tuple[str, int]] = []
                     cur.execute("BEGIN")
@@ -65,10 +68,10 @@ class Writer(threading.Thread):
             self.error = exc
 
 
-@pytest.mark.parametrize("server_name", ["mariadb", "mysql"])
+@pytest.mark.parametrize("server_name", ["mariadb", "mysql", "mysql-compressed"])
 def test_sigterm_restarts_mid_stream_lose_and_repeat_nothing(server_name, request, broker, unique_database,
                                                              tmp_path):
-    server = request.getfixturevalue(server_name)
+    server = request.getfixturevalue(server_name.partition("-")[0])
     database = unique_database(server)
     server.run_sql("CREATE TABLE items (id INT PRIMARY KEY, v VARCHAR(20), n INT NOT NULL)", database=database)
     prefix = f"restart{uuid.uuid4().hex[:8]}"
@@ -85,7 +88,7 @@ def test_sigterm_restarts_mid_stream_lose_and_repeat_nothing(server_name, reques
         return proc
 
     proc = start()
-    writer = Writer(server, database)
+    writer = Writer(server, database, compressed=server_name.endswith("-compressed"))
     writer.start()
     for _ in range(5):
         time.sleep(random.uniform(0.3, 0.8))

@@ -22,6 +22,7 @@ import pytest
 from tests.conformance.config import write_properties
 from tests.conformance.connector_process import ConnectorError, ConnectorProcess
 from tests.conformance.run import default_connector_cmd
+from tests.support.capture_run import capture_while_writing
 from tests.support.kafka_dump import consume_all
 
 pytestmark = pytest.mark.timeout(240)
@@ -129,20 +130,7 @@ def _run_with_writer(server, broker, tmp_path: Path, database: str, user: str, *
     broker.create_topics([topic, prefix])
     config = _config(tmp_path / "application.properties", server, broker, database, prefix, user, **extra)
     writer = Writer(server, database)
-    writer.start()
-    time.sleep(0.3)
-    proc = ConnectorProcess(list(default_connector_cmd()), config, tmp_path / "status.json",
-                            tmp_path / "connector.log").start()
-    try:
-        proc.wait_streaming(120)
-        time.sleep(1.0)
-        writer.stop_requested.set()
-        writer.join()
-        assert writer.error is None, writer.error
-        proc.wait_caught_up(server.binlog_position(), quiet_ms=1000, timeout=120)
-    finally:
-        writer.stop_requested.set()
-        assert proc.stop() == 0, proc.log_tail()
+    capture_while_writing(server, config, tmp_path, writer)
     final = {int(i): int(v) for i, v in server.query("SELECT id, v FROM items", database=database)}
     records = [r for r in consume_all(broker.bootstrap_servers, {topic: 1}) if r.topic == topic]
     return writer, _check_stream(records, final), (tmp_path / "connector.log").read_text()

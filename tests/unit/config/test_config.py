@@ -72,6 +72,12 @@ def test_removed_snapshot_mode_names_the_new_one(tmp_path):
         load_config(write(tmp_path, SERVER + "debezium.source.snapshot.mode=schema_only\n"), environ={}).settings()
 
 
+def test_adaptive_time_precision_is_refused_like_debezium(tmp_path):
+    # Debezium 3.6.3 (reference run): "The 'adaptive' time.precision.mode is no longer supported"
+    with pytest.raises(ConfigError, match="time.precision.mode='adaptive'.*use 'adaptive_time_microseconds' instead"):
+        load_config(write(tmp_path, SERVER + "debezium.source.time.precision.mode=adaptive\n"), environ={}).settings()
+
+
 def test_unknown_properties_are_named(tmp_path):
     loaded = load_config(write(tmp_path, SERVER + "debezium.source.tabel.include.list=x\nfoo.bar=1\n"), environ={})
     assert any("tabel.include.list" in w for w in loaded.warnings)

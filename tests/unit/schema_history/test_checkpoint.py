@@ -38,7 +38,8 @@ def _write(path: Path, interval: int) -> None:
 def _recover(path: Path, n: int | None) -> dict:
     history = SchemaHistory(FileHistoryStore(path), "p")
     state = history.recover(_pos(n) if n is not None else None)
-    return {"tables": {t.id: t for t in state.tables}, "charsets": state.database_charsets}
+    return {"tables": {t.id: t for t in state.tables}, "charsets": state.database_charsets,
+            "last_ddl": {k: v for k, v in state.last_ddl.items() if k in state.tables.ids()}}
 
 
 def test_checkpoints_are_written_and_recovery_matches_full_replay(tmp_path):
@@ -82,3 +83,19 @@ def test_debezium_style_replay_of_a_checkpointed_history_is_unchanged(tmp_path, 
     for line in path.read_text().splitlines():
         apply_record(state, HistoryRecord.from_json(line))
     assert {t.id: t for t in state.tables} == _recover(tmp_path / "cp.jsonl", None)["tables"]
+
+
+def test_last_ddl_survives_recovery_from_a_checkpoint(tmp_path):
+    """TABLE_MAP mismatch errors name the last DDL of the table: a checkpoint must carry it (in its own
+    `ddl` comment; the table changes stay Debezium's)."""
+    path = tmp_path / "cp.jsonl"
+    _write(path, 3)
+    history = SchemaHistory(FileHistoryStore(path), "p")
+    state = history.recover(_pos(9))  # the checkpoint written after statement 9 is the starting point
+    from schema_history.model import TableId
+
+    assert state.last_ddl[TableId("cp", "a2")] == "ALTER TABLE a2 DROP COLUMN s"
+    assert state.last_ddl[TableId("cp", "c")] == "CREATE TABLE c (x CHAR(3))"
+    cp = [HistoryRecord.from_json(line) for line in path.read_text().splitlines()][-2]
+    assert checkpoint.is_checkpoint(cp) and '"last_ddl"' in cp.ddl
+    assert all(set(c) >= {"type", "id", "table"} and "last_ddl" not in str(c) for c in cp.table_changes)

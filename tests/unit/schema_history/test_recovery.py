@@ -48,6 +48,23 @@ def test_is_at_or_before(recorded, desired, expected) -> None:
     assert is_at_or_before(recorded, desired) is expected
 
 
+@pytest.mark.parametrize("recorded, desired, expected", [
+    # the snapshot recorded the server's whole set, streaming offsets only the followed source's
+    ({"gtids": "own:1-8,foreign:1501-1502", "snapshot": "INITIAL"}, {"gtids": "own:1-9", "event": 2}, True),
+    ({"gtids": "own:1-8,foreign:1501-1502"}, {"gtids": "own:1-8"}, True),
+    ({"gtids": "own:1-10,foreign:1"}, {"gtids": "own:1-9,foreign:1-5"}, False),
+    # MariaDB: the source of `domain-server-seq` is `domain-server`
+    ({"gtids": "0-1-8,1-7-99"}, {"gtids": "0-1-9"}, True),
+    ({"gtids": "0-1-10,1-7-1"}, {"gtids": "0-1-9,1-7-5"}, False),
+])
+def test_is_at_or_before_compares_only_followed_gtid_sources(recorded, desired, expected) -> None:
+    """gtid.source.includes/excludes: Debezium's comparator retains the followed sources on both sides."""
+    followed = {"own", "0-1"}.__contains__
+    assert is_at_or_before(recorded, desired, followed) is expected
+    if expected:
+        assert not is_at_or_before(recorded, desired)  # without the filter the foreign GTIDs decide
+
+
 def test_binlog_files_of_different_base_names_are_not_comparable() -> None:
     with pytest.raises(ValueError):
         is_at_or_before({"file": "a.000001", "pos": 1}, {"file": "b.000001", "pos": 1})

@@ -1,0 +1,111 @@
+"""MariaDB failover by GTID position: with Debezium's MariaDB connector class the offsets carry `gtids` in
+MariaDB form (`domain-server-seq`). The connector reads a replica (log_slave_updates, gtid_strict_mode); the
+replica dies mid-stream and the connector is pointed at the source, whose binlog files are named differently:
+it connects with @slave_connect_state and continues with nothing lost or repeated, and from its first record
+on the source, offsets and `source` blocks name the source's binlog files."""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from tests.integration.pipeline.test_restart import Writer, _first_difference
+from tests.integration.service.support import connector_config, new_prefix, start_connector, wait_until
+from tests.support.kafka_dump import consume_all
+from tests.support.servers import MariaDBServer, Profile
+
+pytestmark = pytest.mark.timeout(300)
+
+MARIADB_CONNECTOR = "io.debezium.connector.mariadb.MariaDbConnector"
+
+
+class _Replica(MariaDBServer):
+    """A MariaDB replica: its own binlog base name, server_id 2, replicated transactions logged."""
+
+    binlog_basename = "replica-bin"
+
+    def _write_cnf(self) -> None:
+        super()._write_cnf()
+        text = self.cnf.read_text().replace("server_id=1\n", "server_id=2\n")
+        self.cnf.write_text(text + "log_slave_updates=ON\ngtid_strict_mode=ON\n")
+
+
+def _gtid_pos(server) -> str:
+    return str(server.query("SELECT @@GLOBAL.gtid_binlog_pos")[0][0])
+
+
+def _start_replication(source: MariaDBServer, replica: MariaDBServer) -> None:
+    # Each server created its own users at start-up; the replica starts from the source's current position.
+    source.run_sql("SET GLOBAL gtid_strict_mode = ON")
+    replica.run_sql(
+        "STOP SLAVE; RESET SLAVE ALL; RESET MASTER; "
+        f"SET GLOBAL gtid_slave_pos = '{_gtid_pos(source)}'; "
+        f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={source.port}, MASTER_USER='{source.user}', "
+        f"MASTER_PASSWORD='{source.password}', MASTER_USE_GTID=slave_pos; START SLAVE")
+
+
+def _new_commit(workdir, previous: dict) -> dict | None:
+    status = json.loads((workdir / "status.json").read_text()) if (workdir / "status.json").exists() else {}
+    offset = status.get("committed_offset")
+    return offset if offset and offset != previous else None
+
+
+def test_mariadb_failover_from_replica_to_source_by_gtid_position(broker, tmp_path):
+    with MariaDBServer(tmp_path / "source", profile=Profile.DEFAULTS) as source, \
+            _Replica(tmp_path / "replica", profile=Profile.DEFAULTS) as replica:
+        _start_replication(source, replica)
+        source.run_sql("CREATE DATABASE fdb; CREATE TABLE fdb.items (id INT PRIMARY KEY, v VARCHAR(20), "
+                       "n INT NOT NULL)")
+        wait_until(lambda: _gtid_pos(replica) == _gtid_pos(source), 30, "the replica to replicate the schema")
+        assert replica.binlog_position()[0].startswith("replica-bin.")
+
+        prefix = new_prefix("mfailover")
+        data_topic, tx_topic = f"{prefix}.fdb.items", f"{prefix}.transaction"
+        broker.create_topics([data_topic, tx_topic, prefix])
+        props = {"provide.transaction.metadata": "true", "connector.class": MARIADB_CONNECTOR}
+        proc = start_connector(tmp_path, connector_config(tmp_path, replica, broker, "fdb", prefix, **props))
+        writer = Writer(source, "fdb")
+        writer.start()
+        try:
+            wait_until(lambda: writer.committed >= 20, 30, "the writer to commit on the source")
+            proc.wait_caught_up(replica.binlog_position(), quiet_ms=0, timeout=30)
+            on_replica = json.loads((tmp_path / "status.json").read_text())["committed_offset"]
+            assert on_replica["file"].startswith("replica-bin.") and on_replica["gtids"].startswith("0-1-")
+            # The replica dies while the source keeps committing.
+            replica.stop()
+            time.sleep(0.5)
+            assert proc.stop() == 0, proc.log_tail()
+            committed = json.loads((tmp_path / "status.json").read_text())["committed_offset"]
+            assert committed["file"].startswith("replica-bin.")
+
+            proc = start_connector(tmp_path, connector_config(tmp_path, source, broker, "fdb", prefix, **props))
+            first = wait_until(lambda: _new_commit(tmp_path, committed), 30, "a first offset commit on the source")
+            assert first["file"].startswith("mariadb-bin."), first
+            wait_until(lambda: writer.committed >= 60, 60, "more commits on the source")
+            writer.stop_requested.set()
+            writer.join()
+            assert writer.error is None, writer.error
+            proc.wait_caught_up(source.binlog_position(), quiet_ms=1000, timeout=120)
+        finally:
+            writer.stop_requested.set()
+            assert proc.stop() == 0, proc.log_tail()
+        assert "connecting by GTID" in proc.log_tail(200)
+        final = json.loads((tmp_path / "status.json").read_text())["committed_offset"]
+        assert final["file"].startswith("mariadb-bin.")
+        # The last record is the last transaction's END: its offset holds the position before that transaction.
+        domain, server, seq = _gtid_pos(source).split("-")
+        assert final["gtids"] == f"{domain}-{server}-{int(seq) - (1 if final.get('event') else 0)}"
+
+    records = consume_all(broker.bootstrap_servers, {data_topic: 1, tx_topic: 1})
+    data = [r for r in records if r.topic == data_topic and r.value is not None]
+    actual = [(json.loads(r.value)["payload"]["op"], json.loads(r.key)["payload"]["id"]) for r in data]
+    assert actual == writer.expected, _first_difference(actual, writer.expected)
+    txs = [json.loads(r.value)["payload"] for r in records if r.topic == tx_topic]
+    begins = [t["id"] for t in txs if t["status"] == "BEGIN"]
+    assert len(begins) == len(set(begins)) == writer.committed
+    assert [t["id"] for t in txs if t["status"] == "END"] == begins
+    # Records name the replica's binlog up to the failover and the source's from the first one after it.
+    files = [json.loads(r.value)["payload"]["source"]["file"].split(".")[0] for r in data]
+    switch = files.index("mariadb-bin")
+    assert 0 < switch and set(files[:switch]) == {"replica-bin"} and set(files[switch:]) == {"mariadb-bin"}
