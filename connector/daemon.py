@@ -229,7 +229,7 @@ class Daemon:
             try:
                 self._flush_and_commit(final=True)
             finally:
-                writer.close()
+                writer.close(timeout_s=5.0)  # after the final flush: only what it could not deliver is left
                 offsets.close()
                 schema.close()
                 ctl.close()
@@ -250,7 +250,15 @@ class Daemon:
         if isinstance(self._committer, TransactionalCommitter):
             self._committer.commit(reopen=not final)
         else:
-            self._writer.flush(self.settings.offsets.flush_timeout_ms / 1000 + 30)
+            # offset.flush.timeout.ms bounds the wait as in Debezium; a periodic flush gets a margin for a slow
+            # broker, the final one little, so that a stop with Kafka down ends within an orchestrator's grace
+            # period. Unacknowledged records are never covered by the committed offset: they are read again.
+            timeout_s = self.settings.offsets.flush_timeout_ms / 1000 + (5 if final else 30)
+            remaining = self._writer.flush(timeout_s)
+            if final and remaining:
+                log.warning("stopping with %d record(s) not acknowledged by Kafka after %.0f s (is the broker "
+                            "reachable?); offsets are committed up to the last acknowledged record, the rest is "
+                            "read from the binlog again at the next start", remaining, timeout_s)
             self._committer.commit()
 
     def _write_status(self, force: bool = False) -> None:

@@ -13,7 +13,8 @@ every message, `BufferError` answered by polling, `flush()` before exit. On top 
 * **Debezium-compatible defaults.** `acks=all` and `enable.idempotence=true` like the Java producer, and
   `partitioner=murmur2_random` so keyed records land in the partition Kafka's Java `DefaultPartitioner`
   (which Debezium uses) would pick. Debezium Server's `debezium.sink.kafka.producer.*` values override
-  them; Java-only properties are translated, ignored with a warning, or rejected with the fix (tables below).
+  them; Java-only properties are translated, ignored with a warning, or rejected with the fix
+  (connector/kafka_producer_config.py).
 
 Errors:
     KafkaWriterError
@@ -30,7 +31,6 @@ A writer that raised stays failed; the pipeline restarts from the last committed
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -39,6 +39,18 @@ from typing import Callable, Iterable, Mapping
 
 from confluent_kafka import KafkaError, KafkaException, Producer
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, ResourceType
+
+from connector.java_partitioner import java_default_partition, java_murmur2
+from connector.kafka_errors import (
+    KafkaBackpressureTimeout,
+    KafkaConfigError,
+    KafkaDeliveryError,
+    KafkaTransactionAborted,
+    KafkaTransactionFatal,
+    KafkaWriterError,
+    KafkaWriterInterrupted,
+)
+from connector.kafka_producer_config import build_producer_config, connection_config
 
 __all__ = [
     "OutRecord",
@@ -60,51 +72,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 _LIBRDKAFKA_LOG = logging.getLogger(__name__ + ".librdkafka")
-
-
-class KafkaWriterError(Exception):
-    """Base of every error raised by the writer."""
-
-    retriable: bool = False
-
-
-class KafkaConfigError(KafkaWriterError):
-    """A producer property is unknown, unsupported by librdkafka, or invalid."""
-
-
-class KafkaDeliveryError(KafkaWriterError):
-    """Kafka did not accept a record; nothing from this record on may be committed."""
-
-    def __init__(self, topic: str, partition: int | None, error: KafkaError | str) -> None:
-        self.topic = topic
-        self.partition = partition
-        self.error = error
-        where = topic if partition is None or partition < 0 else f"{topic}[{partition}]"
-        super().__init__(f"delivery to {where} failed: {error}")
-
-
-class KafkaBackpressureTimeout(KafkaWriterError):
-    """`send` waited longer than `block_timeout_s` for the broker to acknowledge earlier records."""
-
-    retriable = True
-
-
-class KafkaWriterInterrupted(KafkaWriterError):
-    """`should_stop()` became true while `send` was blocked on back-pressure."""
-
-    retriable = True
-
-
-class KafkaTransactionAborted(KafkaWriterError):
-    """The transaction was aborted: none of its records (nor its offsets) are visible. Restart from the
-    last committed offset with a new writer."""
-
-    retriable = True
-
-
-class KafkaTransactionFatal(KafkaWriterError):
-    """The transactional producer cannot continue (e.g. fenced by another instance with the same
-    transactional.id). Terminal."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,56 +103,6 @@ class TopicDescription:
     configs: Mapping[str, str]
 
 
-# Producer defaults; the Java producer's acks/idempotence defaults (Kafka >= 3.0) and its key hashing.
-_DEFAULTS: dict[str, str] = {
-    "acks": "all",
-    "enable.idempotence": "true",
-    "partitioner": "murmur2_random",
-}
-
-# Java producer property -> librdkafka property of the same meaning under another name.
-_RENAMED: dict[str, str] = {
-    "max.request.size": "message.max.bytes",
-    "send.buffer.bytes": "socket.send.buffer.bytes",
-    "receive.buffer.bytes": "socket.receive.buffer.bytes",
-    "sasl.mechanism": "sasl.mechanisms",
-}
-
-# Java-only properties that are safe to drop, with the reason logged.
-_IGNORED: dict[str, str] = {
-    "key.serializer": "records are serialized by the connector",
-    "value.serializer": "records are serialized by the connector",
-    "buffer.memory": "memory is bounded by max_in_flight_records and queue.buffering.max.kbytes",
-    "max.block.ms": "send blocks on back-pressure; see block_timeout_s",
-    "metric.reporters": "JMX reporters do not exist here",
-    "interceptor.classes": "Java interceptors cannot run here",
-    "client.dns.lookup": "librdkafka resolves every address itself",
-}
-
-# Java-only properties that change security or placement: dropping them silently would be wrong.
-_REJECTED: dict[str, str] = {
-    "ssl.truststore.location": "use ssl.ca.location with a PEM file",
-    "ssl.truststore.password": "use ssl.ca.location with a PEM file",
-    "ssl.truststore.type": "use ssl.ca.location with a PEM file",
-    "ssl.truststore.certificates": "use ssl.ca.pem",
-    "ssl.keystore.type": "librdkafka reads PKCS#12 keystores only; or use ssl.certificate.location + ssl.key.location",
-    "sasl.login.callback.handler.class": "Java callback handlers cannot run here",
-    "sasl.client.callback.handler.class": "Java callback handlers cannot run here",
-}
-
-# Java partitioner classes that behave like librdkafka's murmur2_random for keyed records.
-_JAVA_DEFAULT_PARTITIONERS = {
-    "org.apache.kafka.clients.producer.internals.DefaultPartitioner",
-    "org.apache.kafka.clients.producer.internals.BuiltInPartitioner",
-    "org.apache.kafka.clients.producer.UniformStickyPartitioner",
-}
-
-_JAAS = re.compile(
-    r"^\s*org\.apache\.kafka\.common\.security\.(plain\.PlainLoginModule|scram\.ScramLoginModule)\s+required"
-    r"(?P<opts>(\s+\w+\s*=\s*\"[^\"]*\")*)\s*;?\s*$"
-)
-_JAAS_OPTION = re.compile(r"(\w+)\s*=\s*\"([^\"]*)\"")
-
 # Another producer with our transactional.id took over: retrying would only fight it.
 _FENCED_CODES = frozenset({
     KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH, KafkaError._FENCED,
@@ -197,94 +114,6 @@ _NOTABLE_CLIENT_ERRORS = frozenset({
     KafkaError._ALL_BROKERS_DOWN, KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FAILED,
     KafkaError._SSL, KafkaError.TOPIC_AUTHORIZATION_FAILED, KafkaError.CLUSTER_AUTHORIZATION_FAILED,
 })
-
-# Keys a consumer/admin client for the same cluster needs (connection and security only).
-_CONNECTION_PREFIXES = (
-    "bootstrap.servers", "security.protocol", "ssl.", "sasl.", "socket.", "client.id", "broker.",
-    "api.version", "reconnect.", "metadata.", "log_level", "debug", "enable.ssl.", "topic.metadata.",
-)
-
-
-def _translate_jaas(value: str) -> dict[str, str]:
-    match = _JAAS.match(value)
-    if not match:
-        raise KafkaConfigError(
-            "sasl.jaas.config: only PlainLoginModule/ScramLoginModule with username and password can be "
-            "translated; set sasl.username and sasl.password instead"
-        )
-    options = dict(_JAAS_OPTION.findall(match.group("opts")))
-    if set(options) - {"username", "password"} or not {"username", "password"} <= set(options):
-        raise KafkaConfigError("sasl.jaas.config: expected exactly username=\"...\" password=\"...\"")
-    return {"sasl.username": options["username"], "sasl.password": options["password"]}
-
-
-def build_producer_config(overrides: Mapping[str, str]) -> dict[str, str]:
-    """librdkafka producer properties: our defaults, then `overrides` (Java or librdkafka spellings).
-
-    Raises `KafkaConfigError` listing every property that cannot be honoured.
-    """
-    config = dict(_DEFAULTS)
-    problems: list[str] = []
-    for key, value in overrides.items():
-        value = str(value)
-        if key in _IGNORED:
-            logger.warning("Ignoring producer property %s: %s", key, _IGNORED[key])
-        elif key in _REJECTED:
-            problems.append(f"{key} is not supported by librdkafka: {_REJECTED[key]}")
-        elif key == "sasl.jaas.config":
-            try:
-                config.update(_translate_jaas(value))
-            except KafkaConfigError as exc:
-                problems.append(str(exc))
-        elif key == "partitioner.class":
-            if value.strip() in _JAVA_DEFAULT_PARTITIONERS:
-                config["partitioner"] = "murmur2_random"
-            else:
-                problems.append(f"partitioner.class={value} cannot run here; use partitioner=<librdkafka name>")
-        else:
-            config[_RENAMED.get(key, key)] = value
-    if "bootstrap.servers" not in config:
-        problems.append("bootstrap.servers is required")
-    if problems:
-        raise KafkaConfigError("invalid producer configuration: " + "; ".join(problems))
-    return config
-
-
-def java_murmur2(data: bytes) -> int:
-    """Kafka's `Utils.murmur2` (the Java producer's key hash), as a signed 32-bit int."""
-    m, mask = 0x5BD1E995, 0xFFFFFFFF
-    length = len(data)
-    h = (0x9747B28C ^ length) & mask
-    whole = length - length % 4
-    for i in range(0, whole, 4):
-        k = int.from_bytes(data[i:i + 4], "little")
-        k = (k * m) & mask
-        k ^= k >> 24
-        k = (k * m) & mask
-        h = ((h * m) & mask) ^ k
-    tail = length % 4
-    if tail == 3:
-        h ^= data[whole + 2] << 16
-    if tail >= 2:
-        h ^= data[whole + 1] << 8
-    if tail >= 1:
-        h ^= data[whole]
-        h = (h * m) & mask
-    h ^= h >> 13
-    h = (h * m) & mask
-    h ^= h >> 15
-    return h - (1 << 32) if h & 0x80000000 else h
-
-
-def java_default_partition(key: bytes, partitions: int) -> int:
-    """The partition Kafka's Java producer picks for a keyed record: `toPositive(murmur2(key)) % n`."""
-    return (java_murmur2(key) & 0x7FFFFFFF) % partitions
-
-
-def connection_config(producer_config: Mapping[str, str]) -> dict[str, str]:
-    """The subset of a client config that says how to reach and authenticate to the cluster."""
-    return {k: v for k, v in producer_config.items() if k.startswith(_CONNECTION_PREFIXES)}
-
 
 class _ClosedProducer:
     """Stands in for the producer after `close()`, so late calls fail clearly instead of crashing."""

@@ -1,0 +1,117 @@
+"""Producer properties as Debezium Server users write them (Java client names) turned into librdkafka's:
+defaults that match the Java producer, renamed and ignored properties, and the ones that cannot be honoured."""
+from __future__ import annotations
+
+import logging
+import re
+from typing import Mapping
+
+from connector.kafka_errors import KafkaConfigError
+
+logger = logging.getLogger("connector.kafka_writer")
+
+# Producer defaults; the Java producer's acks/idempotence defaults (Kafka >= 3.0) and its key hashing.
+_DEFAULTS: dict[str, str] = {
+    "acks": "all",
+    "enable.idempotence": "true",
+    "partitioner": "murmur2_random",
+}
+
+# Java producer property -> librdkafka property of the same meaning under another name.
+_RENAMED: dict[str, str] = {
+    "max.request.size": "message.max.bytes",
+    "send.buffer.bytes": "socket.send.buffer.bytes",
+    "receive.buffer.bytes": "socket.receive.buffer.bytes",
+    "sasl.mechanism": "sasl.mechanisms",
+}
+
+# Java-only properties that are safe to drop, with the reason logged.
+_IGNORED: dict[str, str] = {
+    "key.serializer": "records are serialized by the connector",
+    "value.serializer": "records are serialized by the connector",
+    "buffer.memory": "memory is bounded by max_in_flight_records and queue.buffering.max.kbytes",
+    "max.block.ms": "send blocks on back-pressure; see block_timeout_s",
+    "metric.reporters": "JMX reporters do not exist here",
+    "interceptor.classes": "Java interceptors cannot run here",
+    "client.dns.lookup": "librdkafka resolves every address itself",
+}
+
+# Java-only properties that change security or placement: dropping them silently would be wrong.
+_REJECTED: dict[str, str] = {
+    "ssl.truststore.location": "use ssl.ca.location with a PEM file",
+    "ssl.truststore.password": "use ssl.ca.location with a PEM file",
+    "ssl.truststore.type": "use ssl.ca.location with a PEM file",
+    "ssl.truststore.certificates": "use ssl.ca.pem",
+    "ssl.keystore.type": "librdkafka reads PKCS#12 keystores only; or use ssl.certificate.location + ssl.key.location",
+    "sasl.login.callback.handler.class": "Java callback handlers cannot run here",
+    "sasl.client.callback.handler.class": "Java callback handlers cannot run here",
+}
+
+# Java partitioner classes that behave like librdkafka's murmur2_random for keyed records.
+_JAVA_DEFAULT_PARTITIONERS = {
+    "org.apache.kafka.clients.producer.internals.DefaultPartitioner",
+    "org.apache.kafka.clients.producer.internals.BuiltInPartitioner",
+    "org.apache.kafka.clients.producer.UniformStickyPartitioner",
+}
+
+_JAAS = re.compile(
+    r"^\s*org\.apache\.kafka\.common\.security\.(plain\.PlainLoginModule|scram\.ScramLoginModule)\s+required"
+    r"(?P<opts>(\s+\w+\s*=\s*\"[^\"]*\")*)\s*;?\s*$"
+)
+_JAAS_OPTION = re.compile(r"(\w+)\s*=\s*\"([^\"]*)\"")
+
+# Keys a consumer/admin client for the same cluster needs (connection and security only).
+_CONNECTION_PREFIXES = (
+    "bootstrap.servers", "security.protocol", "ssl.", "sasl.", "socket.", "client.id", "broker.",
+    "api.version", "reconnect.", "metadata.", "log_level", "debug", "enable.ssl.", "topic.metadata.",
+)
+
+
+def _translate_jaas(value: str) -> dict[str, str]:
+    match = _JAAS.match(value)
+    if not match:
+        raise KafkaConfigError(
+            "sasl.jaas.config: only PlainLoginModule/ScramLoginModule with username and password can be "
+            "translated; set sasl.username and sasl.password instead"
+        )
+    options = dict(_JAAS_OPTION.findall(match.group("opts")))
+    if set(options) - {"username", "password"} or not {"username", "password"} <= set(options):
+        raise KafkaConfigError("sasl.jaas.config: expected exactly username=\"...\" password=\"...\"")
+    return {"sasl.username": options["username"], "sasl.password": options["password"]}
+
+
+def build_producer_config(overrides: Mapping[str, str]) -> dict[str, str]:
+    """librdkafka producer properties: our defaults, then `overrides` (Java or librdkafka spellings).
+
+    Raises `KafkaConfigError` listing every property that cannot be honoured.
+    """
+    config = dict(_DEFAULTS)
+    problems: list[str] = []
+    for key, value in overrides.items():
+        value = str(value)
+        if key in _IGNORED:
+            logger.warning("Ignoring producer property %s: %s", key, _IGNORED[key])
+        elif key in _REJECTED:
+            problems.append(f"{key} is not supported by librdkafka: {_REJECTED[key]}")
+        elif key == "sasl.jaas.config":
+            try:
+                config.update(_translate_jaas(value))
+            except KafkaConfigError as exc:
+                problems.append(str(exc))
+        elif key == "partitioner.class":
+            if value.strip() in _JAVA_DEFAULT_PARTITIONERS:
+                config["partitioner"] = "murmur2_random"
+            else:
+                problems.append(f"partitioner.class={value} cannot run here; use partitioner=<librdkafka name>")
+        else:
+            config[_RENAMED.get(key, key)] = value
+    if "bootstrap.servers" not in config:
+        problems.append("bootstrap.servers is required")
+    if problems:
+        raise KafkaConfigError("invalid producer configuration: " + "; ".join(problems))
+    return config
+
+
+def connection_config(producer_config: Mapping[str, str]) -> dict[str, str]:
+    """The subset of a client config that says how to reach and authenticate to the cluster."""
+    return {k: v for k, v in producer_config.items() if k.startswith(_CONNECTION_PREFIXES)}

@@ -1,0 +1,144 @@
+"""Kafka unavailable mid-stream while the database keeps changing: the connector blocks (no crash, no offset
+commit for unacknowledged records), stops promptly when asked, and delivers every change once Kafka is back.
+
+Tansu keeps topics and producer state in memory, so a stopped Tansu comes back empty and refuses the
+idempotent producer's old id (a real Kafka keeps both). Hence two tests: a frozen broker (SIGSTOP/SIGCONT,
+state kept) that the running connector rides out, and a stopped one, after which the connector is restarted."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from tests.integration.service.support import start_connector, wait_until
+from tests.support.connector_config import write_connector_config
+from tests.support.kafka_dump import consume_all
+from tests.support.tansu import TansuBroker
+
+pytestmark = pytest.mark.timeout(300)
+
+
+class InsertWriter(threading.Thread):
+    """Inserts rows with increasing ids in small transactions while `running` is set."""
+
+    def __init__(self, server, database: str) -> None:
+        super().__init__(name="insert-writer", daemon=True)
+        self.server, self.database = server, database
+        self.running = threading.Event()
+        self.stop_requested = threading.Event()
+        self.next_id = 1
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            conn = self.server.connect(self.database)
+            with conn.cursor() as cur:
+                while not self.stop_requested.is_set():
+                    if not self.running.wait(0.05):
+                        continue
+                    ids = (self.next_id, self.next_id + 1)
+                    cur.execute("INSERT INTO items (id, v) VALUES (%s, 'a'), (%s, 'b')", ids)
+                    cur.execute("COMMIT")
+                    self.next_id += 2
+                    time.sleep(0.01)
+            conn.close()
+        except BaseException as exc:  # surfaced by the test
+            self.error = exc
+
+
+def _ids(bootstrap: str, topic: str) -> list[int]:
+    return [json.loads(r.key)["payload"]["id"] for r in consume_all(bootstrap, {topic: 1}) if r.value is not None]
+
+
+def _status(workdir: Path) -> dict:
+    return json.loads((workdir / "status.json").read_text())
+
+
+@pytest.fixture
+def setup(mariadb, unique_database, tmp_path: Path):
+    """A table, a broker of the test's own, a writer (paused) and the connector streaming."""
+    database = unique_database(mariadb)
+    mariadb.run_sql("CREATE TABLE items (id INT PRIMARY KEY, v VARCHAR(10))", database=database)
+    prefix = f"brk{uuid.uuid4().hex[:8]}"
+    topic = f"{prefix}.{database}.items"
+    broker = TansuBroker(tmp_path / "kafka").start()
+    broker.create_topics([topic, prefix])
+    writer = InsertWriter(mariadb, database)
+    writer.start()
+    config = write_connector_config(tmp_path, mariadb, broker, database, prefix)
+    proc = start_connector(tmp_path, config)
+    try:
+        yield broker, writer, proc, topic, config
+    finally:
+        writer.stop_requested.set()
+        writer.running.set()
+        writer.join(10)
+        proc.stop()
+        broker.stop()
+    assert writer.error is None, writer.error
+
+
+def _changes_acknowledged(mariadb, writer: InsertWriter, proc, count: int) -> int:
+    """Let the writer make `count` more changes, pause it, wait until Kafka acknowledged all; the last id."""
+    target = writer.next_id + count
+    writer.running.set()
+    wait_until(lambda: writer.next_id > target, 60, f"{count} changes")
+    writer.running.clear()
+    time.sleep(0.1)
+    proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=1000, timeout=120)
+    return writer.next_id - 1
+
+
+def test_broker_unresponsive_blocks_then_delivers_everything(setup, mariadb, tmp_path: Path):
+    """The broker process is frozen (SIGSTOP: connections stay open, nothing answers) while the database keeps
+    changing, then thawed: the connector waits without committing offsets or crashing, then delivers every
+    change in order, none twice, without a restart."""
+    broker, writer, proc, topic, _ = setup
+    before = _changes_acknowledged(mariadb, writer, proc, 200)
+    committed = _status(tmp_path)["committed_offset"]
+    os.kill(broker._proc.pid, signal.SIGSTOP)
+    try:
+        writer.running.set()
+        wait_until(lambda: writer.next_id > before + 300, 60, "changes while the broker is frozen")
+        time.sleep(3)
+        assert proc._proc is not None and proc._proc.poll() is None, proc.log_tail()
+        status = _status(tmp_path)
+        assert status["committed_offset"] == committed, "offsets moved while Kafka acknowledged nothing"
+        assert status["records_sent"] > status["records_acked"], status
+    finally:
+        os.kill(broker._proc.pid, signal.SIGCONT)
+    last = _changes_acknowledged(mariadb, writer, proc, 200)
+    assert _ids(broker.bootstrap_servers, topic) == list(range(1, last + 1))
+    assert _status(tmp_path)["committed_offset"] != committed
+
+
+def test_broker_stopped_then_connector_stops_promptly_and_resumes(setup, mariadb, tmp_path: Path):
+    """The broker stops (Tansu loses its data with it, as a wiped cluster would): SIGTERM still ends the
+    connector promptly with exit 0 and offsets at the last acknowledged record; started again against the
+    restarted broker it delivers every change made since, none missing."""
+    broker, writer, proc, topic, config = setup
+    before = _changes_acknowledged(mariadb, writer, proc, 200)
+    assert _ids(broker.bootstrap_servers, topic) == list(range(1, before + 1))
+    committed = _status(tmp_path)["committed_offset"]
+    broker.stop()
+    writer.running.set()
+    wait_until(lambda: writer.next_id > before + 300, 60, "changes while the broker is down")
+    time.sleep(2)
+    started = time.monotonic()
+    assert proc.stop() == 0, proc.log_tail()
+    assert time.monotonic() - started < 30
+    assert "not acknowledged by Kafka" in proc.log_tail(40)
+    assert _status(tmp_path)["committed_offset"] == committed
+
+    broker.start()
+    broker.create_topics([topic, topic.split(".")[0]])
+    proc.start()
+    proc.wait_streaming(60)
+    last = _changes_acknowledged(mariadb, writer, proc, 200)
+    assert _ids(broker.bootstrap_servers, topic) == list(range(before + 1, last + 1))
