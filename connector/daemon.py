@@ -183,6 +183,7 @@ class Daemon:
         dbconn.check_server(info)
         dbconn.warn_include_query(info, s.events.include_query)
         dbconn.check_privileges(ctl, s.database.user)
+        dbconn.check_server_id_unique(ctl, s.database.server_id)
         log.info("source server %s (%s), gtid_mode=%s", info.version, info.flavor, info.gtid_mode)
 
         writer = KafkaWriter(s.kafka.producer, max_in_flight_records=max(1, s.max_queue_size),

@@ -234,6 +234,22 @@ def replica_server_ids(conn: pymysql.connections.Connection) -> set[int] | None:
     return None
 
 
+def check_server_id_unique(conn: pymysql.connections.Connection, server_id: int) -> None:
+    """Refuse a `database.server.id` that a registered replica of this server already uses: the server keeps
+    one binlog client per server id and drops the other at every reconnect, so both would stall in turn.
+    (Only replicas that register are listed, as real replicas do; when the user may not list them, the
+    check is skipped, and `binlog-cdc validate` says so.)"""
+    replicas = replica_server_ids(conn)
+    if replicas is None:
+        log.info("cannot list this server's replicas (MariaDB needs REPLICATION MASTER ADMIN for SHOW SLAVE HOSTS): "
+                 "database.server.id=%d not checked against them", server_id)
+    elif server_id in replicas:
+        raise ServerSetupError(
+            f"database.server.id={server_id} is already used by a replica of this server (SHOW REPLICAS / SHOW "
+            f"SLAVE HOSTS); the server would disconnect one of the two at every reconnect: set "
+            f"database.server.id to an id no server or replica of the topology uses")
+
+
 def gtid_purged(conn: pymysql.connections.Connection) -> str:
     with conn.cursor() as cur:
         cur.execute("SELECT @@GLOBAL.gtid_purged")

@@ -109,3 +109,31 @@ def test_mariadb_failover_from_replica_to_source_by_gtid_position(broker, tmp_pa
     files = [json.loads(r.value)["payload"]["source"]["file"].split(".")[0] for r in data]
     switch = files.index("mariadb-bin")
     assert 0 < switch and set(files[:switch]) == {"replica-bin"} and set(files[switch:]) == {"mariadb-bin"}
+
+
+def test_server_id_of_a_registered_replica_is_refused(broker, tmp_path):
+    """The connector on the source with the replica's server id would knock the replica off (and itself) at
+    every reconnect: it refuses to start, naming the property."""
+    import subprocess
+
+    from tests.conformance.run import default_connector_cmd
+
+    with MariaDBServer(tmp_path / "source", profile=Profile.DEFAULTS) as source, \
+            _Replica(tmp_path / "replica", profile=Profile.DEFAULTS) as replica:
+        _start_replication(source, replica)
+        wait_until(lambda: 2 in {int(r[0]) for r in source.query("SHOW SLAVE HOSTS")}, 30,
+                   "the replica to register with the source")
+        source.run_sql("CREATE DATABASE sid")
+        # MariaDB lists replicas only to REPLICATION MASTER ADMIN (MySQL's SHOW REPLICAS: REPLICATION SLAVE).
+        for host in ("127.0.0.1", "localhost"):
+            source.run_sql(f"GRANT REPLICATION MASTER ADMIN ON *.* TO '{source.user}'@'{host}'")
+        prefix = new_prefix("sid")
+        broker.create_topics([prefix])
+        config = connector_config(tmp_path, source, broker, "sid", prefix, database_server_id="2")
+        result = subprocess.run([*default_connector_cmd(), "run", str(config)], capture_output=True, text=True,
+                                timeout=60)
+        assert result.returncode != 0
+        assert "database.server.id=2 is already used by a replica" in result.stdout + result.stderr
+        config = connector_config(tmp_path, source, broker, "sid", prefix, database_server_id="7")
+        proc = start_connector(tmp_path, config)
+        assert proc.stop() == 0, proc.log_tail()
