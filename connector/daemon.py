@@ -177,6 +177,9 @@ class Daemon:
             log.warning("%s", warning)
         log.info("binlog-cdc starting: topic.prefix=%s database=%s:%s", s.topics.prefix, s.database.hostname,
                  s.database.port)
+        if s.snapshot.mode == SnapshotMode.NEVER:
+            log.warning("snapshot.mode=never is Debezium 2's name (Debezium 3.6 refuses it); the 3.6 spelling is "
+                        "snapshot.mode=configuration_based with snapshot.mode.configuration.based.start.stream=true")
         params = connection_params(s)
         ctl = dbconn.connect(params)
         info = dbconn.server_info(ctl)

@@ -140,6 +140,9 @@ class StreamingState:
     # The current transaction comes from a GTID source excluded by gtid.source.includes/excludes.
     skip_dml: bool = False
     restart_gtids: str | None = None
+    # MySQL: Debezium's `currentGtidSet` text (the set including the current transaction, as its streaming GtidSet
+    # renders it) once a GTID was read; None before: the start set, `restart_gtids`.
+    gtids_text: str | None = None
     # MySQL: the GTID set done; MariaDB (offsets with `gtids`): the GTID position done. None: not tracked.
     current_gtids: GtidSet | MariaGtidPosition | None = None
     thread: int | None = None
@@ -265,9 +268,13 @@ class StreamingHandler:
             followed = self._gtid_filter.accepts(gtid.rpartition(":")[0])
             st.skip_dml = self._gtid_filter.filter_dml and not followed
         if st.current_gtids is not None:
-            st.restart_gtids = str(st.current_gtids)
+            known = st.restart_gtids if st.gtids_text is None else st.gtids_text
             if followed:
                 st.current_gtids = st.current_gtids.add(gtid)
+            st.gtids_text = st.current_gtids.client_str()
+            # Debezium (BinlogOffsetContext.startGtid): restart from the set before this transaction, or, with no set
+            # known yet (no snapshot, streaming from the oldest binlog), from the set that includes it.
+            st.restart_gtids = known or st.gtids_text
 
     def _mariadb_gtid(self, pe: PositionedEvent) -> None:
         st = self.state
@@ -314,7 +321,7 @@ class StreamingHandler:
         st.rows = 0
         st.tx = None
         if st.current_gtids is not None:
-            st.restart_gtids = str(st.current_gtids)
+            st.restart_gtids = st.gtids_text or str(st.current_gtids)
         self.emitter.position_advanced(st.offset(), (pe.file, pe.next_pos))
         # handle() adds one completed event; between transactions Debezium's counter restarts at the next event.
         st.events = -1

@@ -9,8 +9,10 @@ Here each mode is one row of `POLICIES`; `configuration_based` is the row its fi
 
 Equivalences, as in Debezium: configuration_based with data+schema+stream = always, data+schema without stream
 = always without streaming (initial_only on the first start), schema+stream = no_data that re-reads the schema
-at every start, nothing + stream = never. Like Debezium, a schema-only snapshot taken despite a stored offset
-streams from its own, new position (only recovery keeps the stored one): changes made while the connector was
+at every start, nothing + stream = Debezium 2's `never` (streams from the oldest binlog). Debezium 3.6.3 refuses
+`snapshot.mode=never`; binlog-cdc keeps it, so 2.x configurations carry over, and warns with the 3.6 spelling
+(golden `snapshot-config-stream` is that spelling). Like Debezium, a schema-only snapshot taken despite a stored
+offset streams from its own, new position (only recovery keeps the stored one): changes made while the connector was
 stopped are then skipped, which the daemon logs as a warning.
 
 `snapshot.on.schema.error` with a lost history: Debezium only re-creates the history storage and relies on the

@@ -96,6 +96,11 @@ class GtidSet:
             parts.append(f"{uuid}:{rendered}")
         return ",".join(parts)
 
+    def client_str(self) -> str:
+        """As Debezium renders the set it builds while streaming (mysql-binlog-connector-java's GtidSet: every
+        interval `start-end`, `uuid:1-1` for a single transaction): the text of its offsets' `gtids`."""
+        return ",".join(f"{uuid}:" + ":".join(f"{lo}-{hi}" for lo, hi in spans) for uuid, spans in self.intervals)
+
     def __bool__(self) -> bool:
         return bool(self.intervals)
 

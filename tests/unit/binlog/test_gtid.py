@@ -17,6 +17,13 @@ def test_mysql_sets_render_sorted_and_merged(text, rendered) -> None:
     assert str(GtidSet.parse(text)) == rendered
 
 
+def test_client_rendering_writes_every_interval_as_a_range() -> None:
+    # what Debezium's streaming GtidSet (mysql-binlog-connector-java) writes into offsets: golden
+    # snapshot-config-stream-mysql has `uuid:1-1` for a set of one transaction
+    assert GtidSet.parse(f"{U}:1:3-4,{V}:7").client_str() == f"{U}:1-1:3-4,{V}:7-7"
+    assert GtidSet.parse("").client_str() == ""
+
+
 @pytest.mark.parametrize("a, b, difference", [
     (f"{U}:1-10", f"{U}:3-4:8", f"{U}:1-2:5-7:9-10"),
     (f"{U}:1-10,{V}:1-3", f"{U}:1-10", f"{V}:1-3"),

@@ -84,6 +84,17 @@ def test_configuration_based_properties_are_read(tmp_path):
         snapshot_on_data_error=True)
 
 
+def test_never_is_kept_for_2x_configs_and_equals_its_configuration_based_spelling(tmp_path):
+    # Debezium 3.6.3 refuses "never"; its 3.6 spelling (nothing + stream) is golden snapshot-config-stream
+    never = _settings(tmp_path, **{"snapshot.mode": "never"})
+    spelled = _settings(tmp_path, **{"snapshot.mode": "configuration_based",
+                                     "snapshot.mode.configuration.based.start.stream": "true"})
+    for s in (never, spelled):
+        policy = policy_for(s.snapshot.mode, s.snapshot.configuration_based)
+        assert policy.stream and not policy.snapshots(offset_exists=False)
+        assert not policy.snapshots(offset_exists=True, in_progress=True)
+
+
 def test_custom_query_mode_is_refused_naming_the_overrides(tmp_path):
     with pytest.raises(ConfigError) as err:
         _settings(tmp_path, **{"snapshot.query.mode": "custom", "snapshot.query.mode.custom.name": "my-query"})
