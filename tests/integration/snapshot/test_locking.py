@@ -23,6 +23,7 @@ from tests.conformance.config import write_properties
 from tests.conformance.connector_process import ConnectorError, ConnectorProcess
 from tests.conformance.run import default_connector_cmd
 from tests.support.capture_run import capture_while_writing
+from tests.support.connector_config import connector_properties
 from tests.support.kafka_dump import consume_all
 
 pytestmark = pytest.mark.timeout(240)
@@ -70,24 +71,8 @@ def _create_user(server, user: str, grants: str) -> None:
 
 def _config(path: Path, server, broker, database: str, prefix: str, user: str, password: str = "pw",
             **extra: str) -> Path:
-    props = {
-        "debezium.sink.type": "kafka",
-        "debezium.sink.kafka.producer.bootstrap.servers": broker.bootstrap_servers,
-        "debezium.source.connector.class": "io.debezium.connector.mysql.MySqlConnector",
-        "debezium.source.database.hostname": "127.0.0.1",
-        "debezium.source.database.port": str(server.port),
-        "debezium.source.database.user": user,
-        "debezium.source.database.password": password,
-        "debezium.source.database.server.id": str(random.randint(1000, 100000)),
-        "debezium.source.topic.prefix": prefix,
-        "debezium.source.database.include.list": database,
-        "debezium.source.offset.storage.file.filename": str(path.parent / "offsets.dat"),
-        "debezium.source.offset.flush.interval.ms": "0",
-        "debezium.source.schema.history.internal": "io.debezium.storage.file.history.FileSchemaHistory",
-        "debezium.source.schema.history.internal.file.filename": str(path.parent / "history.jsonl"),
-        "debezium.source.min.row.count.to.stream.results": "100",
-    }
-    props.update({f"debezium.source.{k.replace('_', '.')}": v for k, v in extra.items()})
+    props = connector_properties(path.parent, server, broker, database, prefix, min_row_count_to_stream_results="100",
+                                 database_user=user, database_password=password, **extra)
     write_properties(path, props)
     return path
 
