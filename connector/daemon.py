@@ -434,9 +434,9 @@ class Daemon:
         gtid_filter = GtidSourceFilter.from_properties(s.raw)
         # With gtid.source filters the offset only ever records the followed sources (Debezium's also holds the
         # other sources' GTIDs read since it started; it drops them on restart, as here).
-        done = gtid_filter.retain(GtidSet.parse(offset.gtids)) if use_gtids else None
-        if done is not None and not gtid_filter.active:
-            done = GtidSet.parse(offset.gtids)
+        done = GtidSet.parse(offset.gtids) if use_gtids else None
+        if done is not None and gtid_filter.active:
+            done = gtid_filter.retain(done)
         if _tracks_mariadb_gtids(s, info):
             done = MariaGtidPosition.parse(offset.gtids or self._mariadb_gtids_at(params, offset.position()))
         resume = None
@@ -522,11 +522,8 @@ class Daemon:
         server's GTIDs of the sources we do not follow, so those are skipped rather than replayed."""
         if not state.restart_gtids or not gtid_filter.active:
             return state.restart_gtids
-        ctl = dbconn.connect(params)
-        try:
+        with dbconn.connect(params) as ctl:
             executed = GtidSet.parse(dbconn.binlog_status(ctl).executed_gtid_set)
-        finally:
-            ctl.close()
         return str(gtid_filter.merged_for_connect(GtidSet.parse(state.restart_gtids), executed))
 
     def _mariadb_auto_position(self, state: StreamingState, info: dbconn.ServerInfo,
@@ -538,11 +535,8 @@ class Daemon:
         after a standalone DDL whose GTID the offset does not hold yet) the GTID position decides."""
         if not _tracks_mariadb_gtids(self.settings, info) or not state.restart_gtids:
             return None
-        ctl = dbconn.connect(params)
-        try:
+        with dbconn.connect(params) as ctl:
             gtids = _mariadb_connect_state(ctl, BinlogPosition(state.file, state.restart_pos), state.restart_gtids)
-        finally:
-            ctl.close()
         if gtids is not None:
             log.info("binlog position %s:%s does not match GTID position %s on this server: connecting by GTID",
                      state.file, state.restart_pos, gtids)
@@ -550,11 +544,8 @@ class Daemon:
 
     def _mariadb_gtids_at(self, params: ConnectionParams, position: BinlogPosition) -> str:
         """The GTID position at an offset without one (older offsets, snapshots), read on the server it names."""
-        ctl = dbconn.connect(params)
-        try:
+        with dbconn.connect(params) as ctl:
             return dbconn.mariadb_gtid_pos_at(ctl, position) or ""
-        finally:
-            ctl.close()
 
     def _heartbeat(self, params: ConnectionParams, dispatcher: Dispatcher) -> Heartbeat:
         s = self.settings
@@ -585,9 +576,7 @@ class _SnapshotEmitter:
 
     def snapshot_row(self, table_id: Any, values: tuple, source: Any, offset: SourceOffset) -> None:
         self._dispatcher.snapshot_row(table_id, values, source, offset)
-        self._rows += 1
-        if self._rows % self.HOUSEKEEPING_EVERY == 0:
-            self._housekeeping()
+        self._row_done()
 
     def snapshot_text_rows(self, table_id: Any, decoders: list) -> Callable[[list, Any, Any], None] | None:
         emit = self._dispatcher.snapshot_text_rows(table_id, decoders)
@@ -596,11 +585,14 @@ class _SnapshotEmitter:
 
         def emit_row(raw: list, source: Any, offset: Any) -> None:
             emit(raw, source, offset)
-            self._rows += 1
-            if self._rows % self.HOUSEKEEPING_EVERY == 0:
-                self._housekeeping()
+            self._row_done()
 
         return emit_row
+
+    def _row_done(self) -> None:
+        self._rows += 1
+        if self._rows % self.HOUSEKEEPING_EVERY == 0:
+            self._housekeeping()
 
     def _housekeeping(self) -> None:
         self._daemon._poller.check()

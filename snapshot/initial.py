@@ -97,6 +97,24 @@ class TableLists:
     captured: list[TableId]  # those the table filters capture
 
 
+class DataSources:
+    """The `source` of snapshot data records: one EventSource per table, marker and batch clock, so that the
+    dispatcher renders each source block once (it caches the JSON per EventSource object)."""
+
+    def __init__(self, offset: SourceOffset) -> None:
+        self._offset = offset
+        self._cache: dict[tuple[TableId, str], EventSource] = {}
+
+    def get(self, table_id: TableId, mark: str, ts_ms: int) -> EventSource:
+        source = self._cache.get((table_id, mark))
+        if source is None or source.ts_ms != ts_ms:
+            offset = self._offset
+            source = self._cache[(table_id, mark)] = EventSource(
+                ts_ms=ts_ms, db=table_id.database, table=table_id.table, server_id=0, gtid=None, file=offset.file,
+                pos=offset.pos, row=0, thread=None, snapshot=mark)
+        return source
+
+
 def marker(table_index: int, table_count: int, row_index: int, is_last_row: bool) -> str:
     """Debezium's SnapshotMarkerResolver: first/last of the whole snapshot win over per-table markers, and
     "last" wins over "first" (a single-row table in the middle is last_in_data_collection)."""
@@ -430,20 +448,11 @@ class InitialSnapshot:
             return in_progress_map.at(table_name, encode_key([decode(values[i], d)
                                                               for i, d in zip(key_index, key_decoders)]))
 
-        # One EventSource per table, marker and batch clock: the dispatcher renders each source block once.
-        sources: dict[tuple[int, str], EventSource] = {}
-
-        def source_for(table_id: TableId, t_index: int, mark: str) -> EventSource:
-            source = sources.get((t_index, mark))
-            if source is None or source.ts_ms != ts_ms:
-                source = EventSource(ts_ms=ts_ms, db=table_id.database, table=table_id.table, server_id=0,
-                                     gtid=None, file=offset.file, pos=offset.pos, row=0, thread=None, snapshot=mark)
-                sources[(t_index, mark)] = source
-            return source
+        source_for = DataSources(offset).get
 
         def flush(is_last_row: bool, final: bool) -> None:
             emit_p, table_id, values, t_index, r_index = pending  # type: ignore[misc]
-            source = source_for(table_id, t_index, marker(t_index, count, r_index, is_last_row))
+            source = source_for(table_id, marker(t_index, count, r_index, is_last_row), ts_ms)
             emit_p(values, source, done if final else progress(values))
 
         for t_index, read in enumerate(reads):
@@ -483,9 +492,10 @@ class InitialSnapshot:
                     break
                 ts_ms = int(time.time()) * 1000
                 for values in batch:
-                    if pending is not None:
+                    if pending is not None:  # flush(is_last_row=False, final=False), inlined: once per row
                         emit_p, table_p, values_p, t_p, r_p = pending
-                        emit_p(values_p, source_for(table_p, t_p, marker(t_p, count, r_p, False)), progress(values_p))
+                        emit_p(values_p, source_for(table_p, marker(t_p, count, r_p, False), ts_ms),
+                               progress(values_p))
                     pending = (emit_table, table_id, values, t_index, r_index)
                     r_index += 1
                 total += len(batch)
@@ -515,17 +525,13 @@ class InitialSnapshot:
         """As `_read_data`, with the tables spread over several readers (snapshot/parallel.py)."""
         done = offset.with_(snapshot=None)
 
+        source_for = DataSources(offset).get
+
         def open_table(table_id: TableId, decoders: list[Decoder] | None) -> Callable[[Any, str, int, bool], None]:
             emit_row = self._row_emitter(table_id, decoders)
-            sources: dict[str, EventSource] = {}  # per marker and batch clock, as `_read_data`
 
             def write(values: Any, mark: str, ts_ms: int, final: bool) -> None:
-                source = sources.get(mark)
-                if source is None or source.ts_ms != ts_ms:
-                    source = sources[mark] = EventSource(
-                        ts_ms=ts_ms, db=table_id.database, table=table_id.table, server_id=0, gtid=None,
-                        file=offset.file, pos=offset.pos, row=0, thread=None, snapshot=mark)
-                emit_row(values, source, done if final else offset)
+                emit_row(values, source_for(table_id, mark, ts_ms), done if final else offset)
             return write
 
         reads = [replace(r, select=self._with_column_list(r)) for r in reads]

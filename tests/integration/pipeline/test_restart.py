@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import random
-import threading
 import time
 import uuid
 
@@ -19,53 +18,40 @@ from tests.conformance.connector_process import ConnectorProcess
 from tests.conformance.run import default_connector_cmd
 from tests.support.connector_config import write_connector_config
 from tests.support.kafka_dump import consume_all
+from tests.support.writer import TransactionWriter
 
 pytestmark = pytest.mark.timeout(300)
 
 
-class Writer(threading.Thread):
+class Writer(TransactionWriter):
     """Commits transactions of several statements (multi-row inserts, updates, deletes) and records
     what each transaction changed, so the expected change stream is known exactly."""
 
     def __init__(self, server, database: str, compressed: bool = False) -> None:
-        super().__init__(name="workload-writer", daemon=True)
-        self.server, self.database = server, database
-        self.compressed = compressed
-        self.stop_requested = threading.Event()
+        # compressed: each transaction becomes one zstd TRANSACTION_PAYLOAD event
+        super().__init__(server, database, name="workload-writer", seed=7, pause_s=0.01,
+                         session_setup=("SET SESSION binlog_transaction_compression = ON",) if compressed else ())
         self.expected: list[tuple[str, int]] = []
-        self.committed = 0
-        self.error: BaseException | None = None
+        self._next_id = 1
+        self._live: list[int] = []
 
-    def run(self) -> None:
-        try:
-            rng = random.Random(7)
-            conn = self.server.connect(self.database)
-            next_id = 1
-            live: list[int] = []
-            with conn.cursor() as cur:
-                if self.compressed:  # each transaction becomes one zstd TRANSACTION_PAYLOAD event
-                    cur.execute("SET SESSION binlog_transaction_compression = ON")
-                while not self.stop_requested.is_set():
-                    changes: list[tuple[str, int]] = []
-                    cur.execute("BEGIN")
-                    ids = list(range(next_id, next_id + 4))
-                    next_id += 4
-                    cur.execute("INSERT INTO items (id, v, n) VALUES " + ",".join(f"({i}, 'v{i}', 0)" for i in ids))
-                    changes += [("c", i) for i in ids]
-                    live += ids
-                    for i in rng.sample(live, min(2, len(live))):
-                        cur.execute("UPDATE items SET n = n + 1 WHERE id = %s", (i,))
-                        changes.append(("u", i))
-                    victim = live.pop(rng.randrange(len(live)))
-                    cur.execute("DELETE FROM items WHERE id = %s", (victim,))
-                    changes.append(("d", victim))
-                    cur.execute("COMMIT")
-                    self.expected += changes
-                    self.committed += 1
-                    time.sleep(0.01)
-            conn.close()
-        except BaseException as exc:  # surfaced by the test
-            self.error = exc
+    def transaction(self, cur, rng: random.Random) -> None:
+        changes: list[tuple[str, int]] = []
+        live = self._live
+        cur.execute("BEGIN")
+        ids = list(range(self._next_id, self._next_id + 4))
+        self._next_id += 4
+        cur.execute("INSERT INTO items (id, v, n) VALUES " + ",".join(f"({i}, 'v{i}', 0)" for i in ids))
+        changes += [("c", i) for i in ids]
+        live += ids
+        for i in rng.sample(live, min(2, len(live))):
+            cur.execute("UPDATE items SET n = n + 1 WHERE id = %s", (i,))
+            changes.append(("u", i))
+        victim = live.pop(rng.randrange(len(live)))
+        cur.execute("DELETE FROM items WHERE id = %s", (victim,))
+        changes.append(("d", victim))
+        cur.execute("COMMIT")
+        self.expected += changes
 
 
 @pytest.mark.parametrize("server_name", ["mariadb", "mysql", "mysql-compressed"])

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import random
-import threading
-import time
 import uuid
 from pathlib import Path
 
@@ -25,6 +23,7 @@ from tests.conformance.run import default_connector_cmd
 from tests.support.capture_run import capture_while_writing
 from tests.support.connector_config import connector_properties
 from tests.support.kafka_dump import consume_all
+from tests.support.writer import TransactionWriter
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -32,35 +31,21 @@ ROWS = 20000
 BASE_GRANTS = "SELECT, SHOW DATABASES, REPLICATION SLAVE, REPLICATION CLIENT"
 
 
-class Writer(threading.Thread):
+class Writer(TransactionWriter):
     """Increments `v` of random rows, inserts new keys and deletes old ones until stopped."""
 
     def __init__(self, server, database: str) -> None:
-        super().__init__(name="snapshot-writer", daemon=True)
-        self.server, self.database = server, database
-        self.stop_requested = threading.Event()
-        self.commits = 0
-        self.error: BaseException | None = None
+        super().__init__(server, database, name="snapshot-writer", seed=11, pause_s=0.002)
+        self._next_id = ROWS + 1
 
-    def run(self) -> None:
-        try:
-            rng = random.Random(11)
-            conn = self.server.connect(self.database)
-            next_id = ROWS + 1
-            with conn.cursor() as cur:
-                while not self.stop_requested.is_set():
-                    cur.execute("BEGIN")
-                    for _ in range(3):
-                        cur.execute("UPDATE items SET v = v + 1 WHERE id = %s", (rng.randint(1, next_id - 1),))
-                    cur.execute("INSERT INTO items (id, v, pad) VALUES (%s, 0, 'new')", (next_id,))
-                    next_id += 1
-                    cur.execute("DELETE FROM items WHERE id = %s", (rng.randint(1, next_id - 1),))
-                    cur.execute("COMMIT")
-                    self.commits += 1
-                    time.sleep(0.002)
-            conn.close()
-        except BaseException as exc:  # surfaced by the test
-            self.error = exc
+    def transaction(self, cur, rng: random.Random) -> None:
+        cur.execute("BEGIN")
+        for _ in range(3):
+            cur.execute("UPDATE items SET v = v + 1 WHERE id = %s", (rng.randint(1, self._next_id - 1),))
+        cur.execute("INSERT INTO items (id, v, pad) VALUES (%s, 0, 'new')", (self._next_id,))
+        self._next_id += 1
+        cur.execute("DELETE FROM items WHERE id = %s", (rng.randint(1, self._next_id - 1),))
+        cur.execute("COMMIT")
 
 
 def _create_user(server, user: str, grants: str) -> None:
@@ -130,8 +115,8 @@ def test_user_without_reload_falls_back_to_table_locks(server_name, request, bro
     _create_user(server, user, BASE_GRANTS + ", LOCK TABLES")
     writer, ops, log = _run_with_writer(server, broker, tmp_path, database, user)
     assert "LOCK TABLES ... READ" in log and "Releasing table read locks" in log, log[-3000:]
-    assert ops["r"] >= ROWS - writer.commits  # every row read once
-    assert ops.get("u", 0) > 0 and writer.commits > 50
+    assert ops["r"] >= ROWS - writer.committed  # every row read once
+    assert ops.get("u", 0) > 0 and writer.committed > 50
 
 
 def test_lock_free_snapshot_with_writer_is_consistent(mariadb, broker, unique_database, tmp_path):

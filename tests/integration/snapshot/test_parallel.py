@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import random
-import threading
 import time
 import uuid
 from pathlib import Path
@@ -27,42 +26,30 @@ from tests.integration.snapshot.test_locking import (
 )
 from tests.support.capture_run import capture_while_writing
 from tests.support.kafka_dump import consume_all
+from tests.support.writer import TransactionWriter
 
 pytestmark = pytest.mark.timeout(240)
 
 TABLES = {"big": 12000, "mid": 6000, "small": 2500, "tiny": 300}
 
 
-class MultiTableWriter(threading.Thread):
+class MultiTableWriter(TransactionWriter):
     """Increments `v`, inserts new keys and deletes old ones, in every table, until stopped."""
 
     def __init__(self, server, database: str) -> None:
-        super().__init__(name="parallel-snapshot-writer", daemon=True)
-        self.server, self.database = server, database
-        self.stop_requested = threading.Event()
-        self.commits = 0
-        self.error: BaseException | None = None
+        super().__init__(server, database, name="parallel-snapshot-writer", seed=7, pause_s=0.002)
+        self._next_id = {t: n + 1 for t, n in TABLES.items()}
 
-    def run(self) -> None:
-        try:
-            rng = random.Random(7)
-            next_id = {t: n + 1 for t, n in TABLES.items()}
-            conn = self.server.connect(self.database)
-            with conn.cursor() as cur:
-                while not self.stop_requested.is_set():
-                    table = rng.choice(list(TABLES))
-                    cur.execute("BEGIN")
-                    for _ in range(2):
-                        cur.execute(f"UPDATE {table} SET v = v + 1 WHERE id = %s", (rng.randint(1, next_id[table] - 1),))
-                    cur.execute(f"INSERT INTO {table} (id, v, pad) VALUES (%s, 0, 'new')", (next_id[table],))
-                    next_id[table] += 1
-                    cur.execute(f"DELETE FROM {table} WHERE id = %s", (rng.randint(1, next_id[table] - 1),))
-                    cur.execute("COMMIT")
-                    self.commits += 1
-                    time.sleep(0.002)
-            conn.close()
-        except BaseException as exc:  # surfaced by the test
-            self.error = exc
+    def transaction(self, cur, rng: random.Random) -> None:
+        next_id = self._next_id
+        table = rng.choice(list(TABLES))
+        cur.execute("BEGIN")
+        for _ in range(2):
+            cur.execute(f"UPDATE {table} SET v = v + 1 WHERE id = %s", (rng.randint(1, next_id[table] - 1),))
+        cur.execute(f"INSERT INTO {table} (id, v, pad) VALUES (%s, 0, 'new')", (next_id[table],))
+        next_id[table] += 1
+        cur.execute(f"DELETE FROM {table} WHERE id = %s", (rng.randint(1, next_id[table] - 1),))
+        cur.execute("COMMIT")
 
 
 def _load(server, database: str) -> None:
@@ -110,7 +97,7 @@ def test_parallel_snapshot_with_writer_reproduces_every_table(server_name, grant
     markers: list[str] = []
     for table, mine in by_table.items():
         ops = _check_stream(mine, finals[table])  # consistent replay, equal to the final SELECT
-        assert ops["r"] >= TABLES[table] - writer.commits
+        assert ops["r"] >= TABLES[table] - writer.committed
         reads = [json.loads(r.value)["payload"] for r in mine
                  if r.value is not None and json.loads(r.value)["payload"]["op"] == "r"]
         keys = [p["after"]["id"] for p in reads]
@@ -121,7 +108,7 @@ def test_parallel_snapshot_with_writer_reproduces_every_table(server_name, grant
         assert set(table_markers[1:-1]) <= {"true"}, table
         markers += table_markers
     assert markers.count("first") == 1 and markers.count("last") == 1
-    assert writer.commits > 50, writer.commits
+    assert writer.committed > 50, writer.committed
 
 
 def test_lock_free_parallel_snapshot_is_at_least_once(mariadb, broker, unique_database, tmp_path: Path):
@@ -145,7 +132,7 @@ def test_lock_free_parallel_snapshot_is_at_least_once(mariadb, broker, unique_da
             else:
                 state[key] = payload["after"]["v"]
         assert state == finals[table], table
-    assert writer.commits > 50, writer.commits
+    assert writer.committed > 50, writer.committed
 
 
 def test_sigterm_during_parallel_snapshot_stops_readers_and_restart_starts_over(mariadb, broker, unique_database,
