@@ -19,7 +19,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from connector.config.modes import Operation  # noqa: E402
-from connector.table_schema import TableSchemaBuilder  # noqa: E402
+from connector.events.table_schema import TableSchemaBuilder  # noqa: E402
 from tests.unit.events.golden import (  # noqa: E402
     load_records,
     payload_row,

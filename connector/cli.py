@@ -45,7 +45,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from connector.binlog import connection as dbconn
     from connector.binlog.reader import binlog_file_start_time
     from connector.daemon import connection_params, make_offset_store, snapshot_policy
-    from connector.purge_monitor import SERVER_ID_OFFSET
+    from connector.streaming.purge_monitor import SERVER_ID_OFFSET
 
     loaded = _load(args)
     for warning in loaded.warnings:

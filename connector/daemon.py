@@ -25,26 +25,26 @@ from connector.config.modes import SnapshotMode
 from connector.config.settings import OFFSETS_FILE, OFFSETS_KAFKA, Settings
 from connector.converters.base import ValueSettings
 from connector.converters.snapshot_conv import allow_binary_vectors, pymysql_conversions
-from connector.dispatcher import Dispatcher
+from connector.dispatch.dispatcher import Dispatcher
 from connector.errors import RetriableError, SchemaError, ServerSetupError, TerminalError
-from connector.filters import ColumnFilter, TableFilter
-from connector.heartbeat import ActionQuery, Heartbeat
-from connector.metrics import MetricsServer, StreamingCollector, StreamingStats, build_registry
-from connector.purge_monitor import PurgeMonitor
-from connector.kafka_writer import KafkaWriter
+from connector.dispatch.filters import ColumnFilter, TableFilter
+from connector.streaming.heartbeat import ActionQuery, Heartbeat
+from connector.ops.metrics import MetricsServer, StreamingCollector, StreamingStats, build_registry
+from connector.streaming.purge_monitor import PurgeMonitor
+from connector.kafka.writer import KafkaWriter
 from connector.offsets.committer import OffsetCommitter
 from connector.offsets.file_store import FileOffsetStore
 from connector.offsets.kafka_store import KafkaOffsetStore
 from connector.offsets.store import OffsetStore, partition_key
 from connector.offsets.tracker import OffsetTracker
 from connector.offsets.transactional import TransactionalCommitter
-from connector.live_schema import LiveSchema, changes_shape, shape_ddl_table
-from connector.schema_tracker import build_schema_tracker
+from connector.schema.live import LiveSchema, changes_shape, shape_ddl_table
+from connector.schema.tracker import build_schema_tracker
 from connector.shutdown import ShutdownToken
-from connector.status import StatusFile
-from connector.streaming import ResumePoint as StreamResume, StreamingHandler, StreamingState
+from connector.ops.status import StatusFile
+from connector.streaming.handler import ResumePoint as StreamResume, StreamingHandler, StreamingState
 from connector.converters.mappers import column_mappers_from_properties, mapper_lookup
-from connector.table_schema import TableSchemaBuilder, message_key_columns, source_type_propagation
+from connector.events.table_schema import TableSchemaBuilder, message_key_columns, source_type_propagation
 from snapshot.initial import InitialSnapshot, ResumeInvalid
 from snapshot.metrics import SnapshotMetrics
 from snapshot.modes import SnapshotPolicy, policy_for

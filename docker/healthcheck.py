@@ -31,7 +31,7 @@ def check(path: Path, max_age_s: float, now: float) -> str | None:
         return f"{path} is unreadable: {exc}"
     if not isinstance(status, dict):
         return f"{path} does not hold a JSON object"
-    # connector/status.py stamps every write with `updated_at` (epoch seconds); the file's mtime
+    # connector/ops/status.py stamps every write with `updated_at` (epoch seconds); the file's mtime
     # is the fallback for writers that do not.
     if isinstance(status.get("updated_at"), (int, float)):
         age = now - status["updated_at"]

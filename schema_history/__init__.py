@@ -1,6 +1,6 @@
 """The schema over time: DDL parsing, history records, stores and recovery.
 
-Imports only the leaves of `connector` (`connector.serde.java_hashmap`). Public surface below.
+Imports only the leaves of `connector` (`connector.java.hashmap`). Public surface below.
 """
 
 from schema_history.changes import SchemaChange, TableChange, TableChangeType

@@ -39,7 +39,7 @@ def _replay_key(position: Mapping[str, Any]) -> tuple[Any, ...]:
 
 
 def _hashmap(position: Mapping[str, Any]) -> dict[str, Any]:
-    from connector.serde.java_hashmap import as_hashmap
+    from connector.java.hashmap import as_hashmap
 
     return as_hashmap(position)
 

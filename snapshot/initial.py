@@ -43,11 +43,11 @@ import pymysql.cursors
 from connector.binlog.connection import binlog_status
 from connector.binlog.position import SNAPSHOT_INITIAL, SourceOffset
 from connector.config.modes import SnapshotLockingMode
-from connector.filters import TableFilter
-from connector.snapshot_text import Decoder
-from connector.streaming import EventSource
+from connector.dispatch.filters import TableFilter
+from connector.events.snapshot_text import Decoder
+from connector.streaming.handler import EventSource
 from schema_history.model import TableId
-from snapshot.java_order import hash_map_order, hash_set_order
+from connector.java.collection_order import hash_map_order, hash_set_order
 from snapshot.locking import SnapshotLocks, strategy_for
 from snapshot.markers import MARKER_FIRST, MARKER_FIRST_IN_TABLE, MARKER_LAST, MARKER_LAST_IN_TABLE, MARKER_TRUE
 from snapshot.metrics import SnapshotMetrics

@@ -39,7 +39,7 @@ from typing import Any, Callable, Iterator, Sequence
 import pymysql
 import pymysql.cursors
 
-from connector.snapshot_text import Decoder
+from connector.events.snapshot_text import Decoder
 from schema_history.model import TableId
 from snapshot.markers import MARKER_FIRST, MARKER_FIRST_IN_TABLE, MARKER_LAST, MARKER_LAST_IN_TABLE, MARKER_TRUE
 from snapshot.metrics import SnapshotMetrics

@@ -5,7 +5,7 @@ PyMySQL decodes every value of a text-protocol row through three method calls an
 convert the result again. The snapshot's fast path skips that layer: it splits each row packet
 here and hands the raw values to a per-table writer compiled from PyMySQL's own per-column
 `(encoding, converter)` pairs (`column_decoders`), so every value is decoded exactly as PyMySQL
-would, once, straight into its JSON text (connector/snapshot_text.py).
+would, once, straight into its JSON text (connector/events/snapshot_text.py).
 
 Only for `SSCursor` results (unbuffered): rows are read one packet at a time from the socket, as
 `SSCursor.fetchmany` does, and the result is left in the state PyMySQL leaves it in at EOF so that
@@ -19,7 +19,7 @@ from typing import Any
 
 import pymysql.cursors
 
-from connector.snapshot_text import Decoder, RawRow
+from connector.events.snapshot_text import Decoder, RawRow
 
 __all__ = ["column_decoders", "decode", "fetch_raw", "split_row"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from connector.serde.java_hashmap import as_hashmap
+from connector.java.hashmap import as_hashmap
 
 SNAPSHOT_INITIAL = "INITIAL"
 

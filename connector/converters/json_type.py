@@ -16,7 +16,7 @@ from typing import Any
 
 from connector.converters.base import Kind, ValueSettings
 from connector.serde.connect_schema import ConnectSchema, Type
-from connector.serde.java_text import java_double
+from connector.java.text import java_double
 from schema_history.model import Column
 
 JSON = ConnectSchema(Type.STRING, name="io.debezium.data.Json", version=1)

@@ -14,7 +14,7 @@ from typing import Any
 from connector.config.modes import BigIntUnsignedHandlingMode
 from connector.converters.base import Kind, ValueSettings, base_type_name, unsigned
 from connector.serde.connect_schema import DECIMAL_NAME, ConnectSchema, Type
-from connector.serde.java_text import to_float32
+from connector.java.text import to_float32
 from schema_history.model import Column
 
 _INT_TYPES: dict[tuple[str, bool], Type] = {

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Mapping
 
-from connector.offsets.java_serialization import (
+from connector.java.serialization import (
     JavaSerializationError,
     decode_bytes_hashmap,
     encode_bytes_hashmap,

@@ -20,7 +20,7 @@ from typing import Any, Callable, Mapping
 
 from confluent_kafka import Consumer, KafkaError, TopicPartition
 
-from connector.kafka_writer import (
+from connector.kafka.writer import (
     KafkaWriter,
     OutRecord,
     TopicSpec,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Protocol, runtime_checkable
 
-from connector.serde.java_hashmap import as_hashmap
+from connector.java.hashmap import as_hashmap
 
 __all__ = [
     "OffsetStore",

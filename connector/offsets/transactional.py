@@ -13,7 +13,7 @@ import logging
 import time
 from typing import Any, Callable
 
-from connector.kafka_writer import KafkaWriter
+from connector.kafka.writer import KafkaWriter
 from connector.offsets.kafka_store import KafkaOffsetStore
 from connector.offsets.tracker import OffsetTracker
 

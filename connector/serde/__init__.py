@@ -8,7 +8,7 @@ java_hashmap (Java HashMap key order).
 from connector.serde.connect_schema import DECIMAL_NAME, NO_DEFAULT, ConnectSchema, Field, Type, struct
 from connector.serde.json_converter import JsonConverter
 from connector.serde.json_values import DataError, decimal_unscaled_bytes
-from connector.serde.java_text import jackson_string, java_double, java_float, to_float32
+from connector.java.text import jackson_string, java_double, java_float, to_float32
 
 __all__ = [
     "ConnectSchema",

@@ -26,7 +26,7 @@ from functools import lru_cache
 from typing import Any
 
 from connector.serde.connect_schema import DECIMAL_NAME, ConnectSchema, Type
-from connector.serde.java_text import jackson_string, java_double, java_float, to_float32
+from connector.java.text import jackson_string, java_double, java_float, to_float32
 from connector.serde.json_values import decimal_unscaled_bytes
 
 __all__ = ["avro_schema_text", "AvroSchemaError"]

@@ -15,7 +15,7 @@ from enum import Enum
 from functools import cached_property
 from typing import Any, Callable
 
-from connector.serde.java_text import jackson_string
+from connector.java.text import jackson_string
 
 __all__ = [
     "Type",

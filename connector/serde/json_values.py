@@ -17,7 +17,7 @@ from decimal import Decimal
 from typing import Any, Callable, Mapping
 
 from connector.serde.connect_schema import DECIMAL_NAME, ConnectSchema, Type
-from connector.serde.java_text import jackson_string, java_double, java_float
+from connector.java.text import jackson_string, java_double, java_float
 
 __all__ = ["compile_writer", "value_writer", "decimal_unscaled_bytes", "DataError"]
 

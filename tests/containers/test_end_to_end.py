@@ -131,7 +131,7 @@ def test_snapshot_streaming_history_and_resume(mysql_server: MySQLEndpoint, kafk
 
         # 4. graceful stop on SIGTERM, then resume from the stored offsets without a new snapshot
         assert connector.stop() == 0, "SIGTERM must end in exit status 0"
-        assert (connector.status() or {}).get("phase") == "stopped"
+        assert (connector.ops.status() or {}).get("phase") == "stopped"
         assert healthcheck(connector.status_file) == 1
         assert (tmp_path / "run" / "data" / "offsets.dat").is_file(), "offsets go to data/offsets.dat"
         with mysql_server.connect("inventory") as db, db.cursor() as cur:
@@ -151,7 +151,7 @@ def test_snapshot_streaming_history_and_resume(mysql_server: MySQLEndpoint, kafk
 
 def test_exactly_once_writes_in_kafka_transactions(mysql_server: MySQLEndpoint, kafka_bootstrap: str,
                                                    tmp_path: Path) -> None:
-    """connector/kafka_writer.py's exactly-once mode: a transactional.id in the producer properties."""
+    """connector/kafka/writer.py's exactly-once mode: a transactional.id in the producer properties."""
     prefix = unique_prefix()
     env = connector_env(mysql_server, kafka_bootstrap, prefix, server_id=5402)
     env["DEBEZIUM_SINK_KAFKA_PRODUCER_TRANSACTIONAL_ID"] = f"{prefix}-tx"

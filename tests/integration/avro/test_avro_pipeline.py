@@ -18,7 +18,7 @@ import fastavro
 import pytest
 
 from connector.serde.connect_schema import ConnectSchema, Type
-from connector.serde.java_text import to_float32
+from connector.java.text import to_float32
 from tests.conformance.compare import compare_dirs, report
 from tests.conformance.run import RunOptions, run_workload
 from tests.integration.avro.connect_json import parse_schema

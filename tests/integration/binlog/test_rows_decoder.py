@@ -222,7 +222,7 @@ def _pmr_pairs(event: Any) -> list:
 
 def test_streaming_emits_the_same_changes_with_either_decoder(mariadb: Any, unique_database: Any) -> None:
     """StreamingHandler with the fast decoder (its default) = with pmr's rows: same changes, sources, offsets."""
-    from connector.streaming import StreamingHandler, StreamingState
+    from connector.streaming.handler import StreamingHandler, StreamingState
 
     database = unique_database(mariadb)
     start, end = run_workload(mariadb, database, with_pmr_bugs=False)  # pmr raises on utf32 (B8)

@@ -22,8 +22,8 @@ from connector.binlog.rows_decoder import RowsDecoder
 from connector.config.modes import Operation
 from connector.converters.base import ValueSettings
 from connector.converters.snapshot_conv import pymysql_conversions
-from connector.envelope import PlannedEvent, plan_row
-from connector.table_schema import TableSchema
+from connector.events.envelope import PlannedEvent, plan_row
+from connector.events.table_schema import TableSchema
 from schema_history.model import TableId
 from snapshot.raw_rows import column_decoders, fetch_raw
 from tests.integration.events.servers import Server

@@ -18,7 +18,7 @@ from typing import Iterator
 
 import pytest
 
-from connector.records import HeaderFormat, context_headers, key_header, record_headers
+from connector.events.records import HeaderFormat, context_headers, key_header, record_headers
 from schema_history.model import TableId
 from tests.integration.events.replay import Replay
 from tests.integration.events.servers import Server, mysql_available, start_mariadb, start_mysql
@@ -79,7 +79,7 @@ def _check_value(record: GoldenRecord, value: bytes) -> None:
 
 
 def test_snapshot_text_path_byte_exact(replay: Replay) -> None:
-    """The snapshot's fast path (raw text-protocol rows straight to bytes, connector/snapshot_text.py) writes
+    """The snapshot's fast path (raw text-protocol rows straight to bytes, connector/events/snapshot_text.py) writes
     the golden key and value of every snapshot record; only tables with column mappers take the general path."""
     golden = replay.golden_data(snapshot=True)
     checked = 0

@@ -1,4 +1,4 @@
-"""Where the schema history asks the server (connector.live_schema), on real MariaDB:
+"""Where the schema history asks the server (connector.schema.live), on real MariaDB:
 
 - an ALTER TABLE the parser cannot read (MariaDB's Oracle-mode VARCHAR2) is recorded with the
   table's SHOW CREATE TABLE shape instead of stopping the connector, when no later DDL touches the

@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from connector.kafka_writer import (
+from connector.kafka.writer import (
     KafkaDeliveryError,
     KafkaTransactionAborted,
     KafkaTransactionFatal,

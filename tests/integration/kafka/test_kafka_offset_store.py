@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from connector.kafka_writer import KafkaWriter, OutRecord, TopicSpec, java_default_partition
+from connector.kafka.writer import KafkaWriter, OutRecord, TopicSpec, java_default_partition
 from connector.offsets import KafkaOffsetStore, OffsetCommitter, OffsetStoreError, OffsetTracker, partition_key
 from tests.integration.kafka.conftest import read_all
 from tests.unit.offsets.store_contract import SECOND, check_offset_store_contract

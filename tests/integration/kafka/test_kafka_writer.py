@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from connector.kafka_writer import (
+from connector.kafka.writer import (
     KafkaBackpressureTimeout,
     KafkaDeliveryError,
     KafkaWriter,

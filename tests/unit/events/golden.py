@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from connector.source_info import SnapshotMarker, SourceInfo
-from connector.envelope import TxBlock
+from connector.events.source_info import SnapshotMarker, SourceInfo
+from connector.events.envelope import TxBlock
 from schema_history.model import Table, TableId
 from schema_history.table_json import table_from_history_json
 from tests.support.shared import REFERENCE_EXPECTED
@@ -173,7 +173,7 @@ def schema_builder(flavour: str | Path, settings=None):
     """The TableSchemaBuilder matching the reference run's properties (modes, names, source types)."""
     from connector.config.modes import FieldNameAdjustmentMode, SchemaNameAdjustmentMode
     from connector.converters.mappers import column_mappers_from_properties, mapper_lookup
-    from connector.table_schema import TableSchemaBuilder, source_type_propagation
+    from connector.events.table_schema import TableSchemaBuilder, source_type_propagation
 
     props = engine_settings(flavour)
 

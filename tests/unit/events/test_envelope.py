@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from connector.config.modes import Operation
-from connector.envelope import NEWKEY_HEADER, OLDKEY_HEADER, plan_row, split_update
+from connector.events.envelope import NEWKEY_HEADER, OLDKEY_HEADER, plan_row, split_update
 
 
 def test_update_without_key_change_is_one_u() -> None:
@@ -40,8 +40,8 @@ def test_create_and_read() -> None:
 
 
 def test_column_filter_drops_value_columns_but_keeps_the_key() -> None:
-    from connector.source_info import SourceInfo
-    from connector.table_schema import TableSchemaBuilder
+    from connector.events.source_info import SourceInfo
+    from connector.events.table_schema import TableSchemaBuilder
     from schema_history.model import Column, Table, TableId
 
     table = Table(
@@ -62,7 +62,7 @@ def test_column_filter_drops_value_columns_but_keeps_the_key() -> None:
 
 
 def test_message_key_columns() -> None:
-    from connector.table_schema import TableSchemaBuilder, message_key_columns
+    from connector.events.table_schema import TableSchemaBuilder, message_key_columns
     from schema_history.model import Column, Table, TableId
 
     lookup = message_key_columns("inventory.customers:email; (.*).orders:purchaser,product_id")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from connector.config.modes import Operation
-from connector.records import (
+from connector.events.records import (
     HeaderFormat,
     SchemaChange,
     TableChangeEntry,

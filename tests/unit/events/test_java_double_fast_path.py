@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import random
 
-from connector.serde.java_text import _legacy_double, java_double
+from connector.java.text import _legacy_double, java_double
 
 
 def test_fast_path_equals_legacy_algorithm():

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from connector.serde.java_text import (
+from connector.java.text import (
     jackson_string,
     java_double,
     java_double_shortest,

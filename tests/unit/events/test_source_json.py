@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import itertools
 
-from connector.source_info import SOURCE_SCHEMA, SnapshotMarker, SourceInfo
+from connector.events.source_info import SOURCE_SCHEMA, SnapshotMarker, SourceInfo
 
 
 def test_fast_source_json_equals_generic_writer():

@@ -1,8 +1,8 @@
-"""The declared public surface of connector.offsets and connector.kafka_writer."""
+"""The declared public surface of connector.offsets and connector.kafka.writer."""
 
 from __future__ import annotations
 
-import connector.kafka_writer
+import connector.kafka.writer
 import connector.offsets
 
 
@@ -18,11 +18,11 @@ def test_offsets_exports() -> None:
 
 
 def test_kafka_writer_exports() -> None:
-    assert sorted(connector.kafka_writer.__all__) == sorted([
+    assert sorted(connector.kafka.writer.__all__) == sorted([
         "OutRecord", "KafkaWriter", "TopicSpec", "TopicDescription", "KafkaWriterError", "KafkaConfigError",
         "KafkaDeliveryError", "KafkaBackpressureTimeout", "KafkaWriterInterrupted", "KafkaTransactionAborted",
         "KafkaTransactionFatal", "build_producer_config", "connection_config", "java_murmur2",
         "java_default_partition",
     ])
-    for name in connector.kafka_writer.__all__:
-        assert hasattr(connector.kafka_writer, name)
+    for name in connector.kafka.writer.__all__:
+        assert hasattr(connector.kafka.writer, name)

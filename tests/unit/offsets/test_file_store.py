@@ -9,7 +9,7 @@ from typing import Callable
 import pytest
 
 from connector.offsets import FileOffsetStore, OffsetStoreError, partition_key, read_offsets_file
-from connector.offsets.java_serialization import (
+from connector.java.serialization import (
     JavaSerializationError,
     decode_bytes_hashmap,
     encode_bytes_hashmap,

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from connector.kafka_writer import (
+from connector.kafka.writer import (
     KafkaConfigError,
     KafkaWriter,
     build_producer_config,

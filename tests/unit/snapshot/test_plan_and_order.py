@@ -6,7 +6,8 @@ import pytest
 from connector.config.modes import SnapshotLockingMode
 from connector.errors import ConfigError
 from schema_history.model import TableId
-from snapshot.java_order import hash_map_order, hash_set_order, java_string_hash, put_all_capacity
+from connector.java.collection_order import hash_map_order, hash_set_order, put_all_capacity
+from connector.java.hashmap import java_string_hash
 from snapshot.locking import BACKUP_LOCK, FTWRL, STRATEGIES
 from snapshot.metrics import SnapshotMetrics
 from snapshot.plan import SnapshotQueries, include_list_order, plan_reads

@@ -14,7 +14,7 @@ from enum import Enum
 from functools import lru_cache
 
 from connector.serde.connect_schema import ConnectSchema, Type, struct
-from connector.serde.java_text import jackson_string
+from connector.java.text import jackson_string
 
 __all__ = ["SnapshotMarker", "SourceInfo", "SOURCE_SCHEMA", "DEFAULT_VERSION"]
 

@@ -11,9 +11,9 @@ from typing import Any, Callable
 
 from connector.config.settings import HISTORY_FILE, HISTORY_KAFKA, Settings
 from connector.errors import SchemaError
-from connector.filters import TableFilter
-from connector.kafka_writer import connection_config
-from connector.live_schema import LiveSchema, shape_ddl_table
+from connector.dispatch.filters import TableFilter
+from connector.kafka.writer import connection_config
+from connector.schema.live import LiveSchema, shape_ddl_table
 from schema_history.changes import SchemaChange
 from schema_history.ddl.filters import DEFAULT_DDL_FILTER
 from schema_history.errors import DdlParseError, SchemaHistoryError

@@ -17,7 +17,7 @@ import pymysql
 
 from connector.binlog import connection as dbconn
 from connector.binlog.reader import ConnectionParams, binlog_file_start_time
-from connector.metrics import StreamingStats
+from connector.ops.metrics import StreamingStats
 
 log = logging.getLogger(__name__)
 

@@ -22,9 +22,9 @@ from typing import Any, Callable, Protocol
 
 import pymysql
 
-from connector import records
+from connector.events import records
 from connector.binlog.position import SourceOffset
-from connector.kafka_writer import OutRecord
+from connector.kafka.writer import OutRecord
 
 log = logging.getLogger(__name__)
 

@@ -16,23 +16,23 @@ import uuid
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
-from connector import records
+from connector.events import records
 from connector.binlog.position import SourceOffset, TransactionState
 from connector.config.modes import Operation
 from connector.config.settings import Settings
-from connector.envelope import PlannedEvent, TxBlock, plan_row
+from connector.events.envelope import PlannedEvent, TxBlock, plan_row
 from connector.config.modes import InconsistentSchemaHandlingMode
 from connector.errors import SchemaError
-from connector.schema_check import mismatch
-from connector.filters import TableFilter
-from connector.kafka_writer import OutRecord
+from connector.schema.table_map_check import mismatch
+from connector.dispatch.filters import TableFilter
+from connector.kafka.writer import OutRecord
 from connector.offsets.tracker import OffsetTracker
 from connector.serde.avro import RecordSerializer, record_serializer
 from connector.serde.connect_schema import ConnectSchema
-from connector.serde.java_hashmap import hashmap_order
-from connector.source_info import SnapshotMarker, SourceInfo
-from connector.streaming import EventPositions, EventSource, RowChange
-from connector.table_schema import TableSchema, TableSchemaBuilder
+from connector.java.hashmap import hashmap_order
+from connector.events.source_info import SnapshotMarker, SourceInfo
+from connector.streaming.handler import EventPositions, EventSource, RowChange
+from connector.events.table_schema import TableSchema, TableSchemaBuilder
 from schema_history.changes import SchemaChange
 from schema_history.model import Table, TableId
 
@@ -275,7 +275,7 @@ class Dispatcher:
     def snapshot_text_rows(self, table_id: TableId, decoders: Sequence[Any]
                            ) -> Callable[[list, EventSource, Any], None] | None:
         """For one table read: `emit(raw_row, source, offset)`, `snapshot_row` for the server's raw text values
-        (connector/snapshot_text.py, same bytes), or None when rows must go through `snapshot_row` (Avro,
+        (connector/events/snapshot_text.py, same bytes), or None when rows must go through `snapshot_row` (Avro,
         op=r skipped, column mappers). The source JSON is rendered once per `EventSource` object."""
         table = self.schema.table(table_id)
         if table is None or self._serializer is not None or Operation.READ.value in self._events.skipped_operations:

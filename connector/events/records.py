@@ -13,9 +13,9 @@ from enum import Enum
 from typing import Any, Iterable, Mapping, Sequence
 
 from connector.serde.connect_schema import ConnectSchema, Type, struct
-from connector.serde.java_hashmap import hashmap_order
-from connector.serde.java_text import jackson_string
-from connector.source_info import SOURCE_SCHEMA, SourceInfo
+from connector.java.hashmap import hashmap_order
+from connector.java.text import jackson_string
+from connector.events.source_info import SOURCE_SCHEMA, SourceInfo
 from schema_history.model import Column, Table, TableId
 
 __all__ = [

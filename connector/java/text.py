@@ -23,7 +23,7 @@ import re
 import struct
 from typing import Callable
 
-from connector.serde.java_legacy_float import layout, legacy_double_digits, legacy_float_digits
+from connector.java.legacy_float import layout, legacy_double_digits, legacy_float_digits
 
 __all__ = [
     "java_double",

@@ -15,11 +15,11 @@ from connector.config.modes import FieldNameAdjustmentMode, Operation, SchemaNam
 from connector.converters.base import ColumnConverter, ValueSettings
 from connector.converters.mappers import ColumnMapper
 from connector.converters.registry import base_type_name, resolve
-from connector.envelope import TX_BLOCK_SCHEMA, TxBlock
+from connector.events.envelope import TX_BLOCK_SCHEMA, TxBlock
 from connector.serde.connect_schema import ConnectSchema, Field, Type, struct
 from connector.serde.name_adjustment import adjust_field_name, adjust_schema_name
-from connector.snapshot_text import Decoder, TextEncoder, compile_text_encoder
-from connector.source_info import SOURCE_SCHEMA, SourceInfo
+from connector.events.snapshot_text import Decoder, TextEncoder, compile_text_encoder
+from connector.events.source_info import SOURCE_SCHEMA, SourceInfo
 from schema_history.model import Column, Table, TableId
 
 __all__ = [
@@ -109,7 +109,7 @@ class TableSchema:
 
     def snapshot_text_encoder(self, decoders: Sequence[Decoder]) -> TextEncoder | None:
         """The snapshot's fast path for JSON text records: `encode(raw_row, source_json, ts_ns) -> (key, value)`
-        from PyMySQL's per-column `decoders` (connector/snapshot_text.py), equal to `key_bytes` + `value_bytes`
+        from PyMySQL's per-column `decoders` (connector/events/snapshot_text.py), equal to `key_bytes` + `value_bytes`
         of the converted row; None where it does not apply (column mappers, other result columns)."""
         if self._value_mappers:
             return None

@@ -11,16 +11,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from connector.java.hashmap import java_string_hash
 from schema_history.model import TableId
-
-
-def java_string_hash(text: str) -> int:
-    """Java's `String.hashCode` (over UTF-16 code units) as an unsigned 32-bit value."""
-    data = text.encode("utf-16-be")
-    h = 0
-    for i in range(0, len(data), 2):
-        h = (31 * h + (data[i] << 8 | data[i + 1])) & 0xFFFFFFFF
-    return h
 
 
 def _bucket(h: int, capacity: int) -> int:

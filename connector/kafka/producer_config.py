@@ -6,9 +6,9 @@ import logging
 import re
 from typing import Mapping
 
-from connector.kafka_errors import KafkaConfigError
+from connector.kafka.errors import KafkaConfigError
 
-logger = logging.getLogger("connector.kafka_writer")
+logger = logging.getLogger("connector.kafka.writer")
 
 # Producer defaults; the Java producer's acks/idempotence defaults (Kafka >= 3.0) and its key hashing.
 _DEFAULTS: dict[str, str] = {

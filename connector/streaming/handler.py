@@ -200,7 +200,7 @@ class StreamingHandler:
         self.tx_metadata = provide_transaction_metadata
         # A rows event → [(before, after)] value lists in column order (None image for insert/delete side).
         self._rows_of = rows_of or RowsDecoder()
-        # Optional emitter capability: verify each TABLE_MAP against the schema (connector.schema_check).
+        # Optional emitter capability: verify each TABLE_MAP against the schema (connector.schema.table_map_check).
         self._check_table_map: Callable[[TableId, tuple[int, ...], str, int], None] | None = getattr(
             emitter, "table_map", None)
         self._handlers: dict[type, Callable[[PositionedEvent], None]] = {

@@ -22,11 +22,11 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from connector.serde.connect_schema import DECIMAL_NAME, ConnectSchema, Type
-from connector.serde.java_text import jackson_string
+from connector.java.text import jackson_string
 from connector.serde.json_values import DataError, decimal_unscaled_bytes, value_writer
 
 if TYPE_CHECKING:
-    from connector.table_schema import TableSchema
+    from connector.events.table_schema import TableSchema
 
 __all__ = ["Decoder", "RawRow", "TextEncoder", "column_text", "compile_text_encoder"]
 

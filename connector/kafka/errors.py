@@ -1,4 +1,4 @@
-"""Errors of the Kafka writer, by what the pipeline does about them (see connector/kafka_writer.py)."""
+"""Errors of the Kafka writer, by what the pipeline does about them (see connector/kafka/writer.py)."""
 from __future__ import annotations
 
 from confluent_kafka import KafkaError

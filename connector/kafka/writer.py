@@ -14,7 +14,7 @@ every message, `BufferError` answered by polling, `flush()` before exit. On top 
   `partitioner=murmur2_random` so keyed records land in the partition Kafka's Java `DefaultPartitioner`
   (which Debezium uses) would pick. Debezium Server's `debezium.sink.kafka.producer.*` values override
   them; Java-only properties are translated, ignored with a warning, or rejected with the fix
-  (connector/kafka_producer_config.py).
+  (connector/kafka/producer_config.py).
 
 Errors:
     KafkaWriterError
@@ -40,8 +40,8 @@ from typing import Callable, Iterable, Mapping
 from confluent_kafka import KafkaError, KafkaException, Producer
 from confluent_kafka.admin import AdminClient, ConfigResource, NewTopic, ResourceType
 
-from connector.java_partitioner import java_default_partition, java_murmur2
-from connector.kafka_errors import (
+from connector.java.partitioner import java_default_partition, java_murmur2
+from connector.kafka.errors import (
     KafkaBackpressureTimeout,
     KafkaConfigError,
     KafkaDeliveryError,
@@ -50,7 +50,7 @@ from connector.kafka_errors import (
     KafkaWriterError,
     KafkaWriterInterrupted,
 )
-from connector.kafka_producer_config import build_producer_config, connection_config
+from connector.kafka.producer_config import build_producer_config, connection_config
 
 __all__ = [
     "OutRecord",

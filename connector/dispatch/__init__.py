@@ -1,0 +1,1 @@
+"""Dispatch: table filters, schema-change handling and routing of every change to the record sink."""

@@ -1,0 +1,2 @@
+"""What emulates the JVM byte for byte: HashMap/HashSet iteration order, Float/Double.toString and
+Jackson string text, Kafka's murmur2 partitioner, Java object serialization (Connect offsets files)."""

@@ -1,0 +1,1 @@
+"""Operations: Prometheus metrics under Debezium's names, /health, and the status file."""
