@@ -235,7 +235,7 @@ def run_workload(opts: RunOptions) -> RunResult:
 
         rc = connector.stop()
         info["connector_rc"] = rc
-        info["final_status"] = connector.ops.status()
+        info["final_status"] = connector.status()
         if rc != 0:
             raise RunError(f"connector exit code {rc} after SIGTERM (expected 0); see {out / 'connector.log'}:\n"
                            f"{connector.log_tail()}")

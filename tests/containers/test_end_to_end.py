@@ -131,7 +131,7 @@ def test_snapshot_streaming_history_and_resume(mysql_server: MySQLEndpoint, kafk
 
         # 4. graceful stop on SIGTERM, then resume from the stored offsets without a new snapshot
         assert connector.stop() == 0, "SIGTERM must end in exit status 0"
-        assert (connector.ops.status() or {}).get("phase") == "stopped"
+        assert (connector.status() or {}).get("phase") == "stopped"
         assert healthcheck(connector.status_file) == 1
         assert (tmp_path / "run" / "data" / "offsets.dat").is_file(), "offsets go to data/offsets.dat"
         with mysql_server.connect("inventory") as db, db.cursor() as cur:
