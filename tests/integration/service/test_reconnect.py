@@ -11,8 +11,8 @@ import pytest
 
 from tests.integration.pipeline.test_restart import Writer, _first_difference
 from tests.integration.service.support import (
-    connector_config, kill_dump_threads, metric, metrics_port, new_prefix, restart_in_place, scrape,
-    start_connector, wait_until)
+    connector_config, kill_dump_threads, metric, metrics_port, new_prefix, restart_in_place, scrape, start_connector)
+from tests.support.waiting import wait_until
 from tests.support.kafka_dump import consume_all
 
 pytestmark = pytest.mark.timeout(300)
