@@ -41,7 +41,8 @@ CASES = {
     "types-mysql-names": (HERE / "types-mysql-names", TYPES, "mysql"),
     "types-mappers": (HERE / "types-mappers", TYPES, "mariadb"),
 }
-PORTS = {"mariadb": 13352, "mysql": 13353}
+# replication client ids (server_id of the binlog reader) per flavour; the vector case uses the next one
+REPLICA_IDS = {"mariadb": 13392, "mysql": 13393}
 
 
 @pytest.fixture(scope="session")
@@ -52,23 +53,25 @@ def servers() -> Iterator[dict[str, Server]]:
         server.stop()
 
 
-def _server(servers: dict[str, Server], flavour: str) -> Server:
+def _server(servers: dict[str, Server], flavour: str, tmp_path_factory: pytest.TempPathFactory) -> Server:
     if flavour not in servers:
         if flavour == "mysql" and (reason := mysql_available()):
             pytest.skip(reason)
-        servers[flavour] = (start_mariadb if flavour == "mariadb" else start_mysql)(PORTS[flavour])
+        start = start_mariadb if flavour == "mariadb" else start_mysql
+        servers[flavour] = start(tmp_path_factory.mktemp(f"events-{flavour}"))
     return servers[flavour]
 
 
 @pytest.fixture(scope="module", params=list(CASES))
-def replay(request: pytest.FixtureRequest, servers: dict[str, Server]) -> Replay:
+def replay(request: pytest.FixtureRequest, servers: dict[str, Server],
+           tmp_path_factory: pytest.TempPathFactory) -> Replay:
     golden_dir, workload, flavour = CASES[request.param]
     if not workload.exists():
         pytest.skip(f"workload {workload} not found")
-    server = _server(servers, flavour)
+    server = _server(servers, flavour, tmp_path_factory)
     # the binlog is read with python-mysql-replication's stock decoder here (B6 applies)
     settings = replace(value_settings(golden_dir), binlog_negative_time_fraction_complemented=True)
-    return Replay(golden_dir, workload, server, settings, PORTS[flavour] + 40)
+    return Replay(golden_dir, workload, server, settings, REPLICA_IDS[flavour])
 
 
 def _check_value(record: GoldenRecord, value: bytes) -> None:
@@ -162,14 +165,14 @@ def test_streamed_records_byte_exact(replay: Replay, decoder: str) -> None:
             assert tomb.headers == rendered
 
 
-def test_vector_snapshot_byte_exact(servers: dict[str, Server]) -> None:
+def test_vector_snapshot_byte_exact(servers: dict[str, Server], tmp_path_factory: pytest.TempPathFactory) -> None:
     """MySQL 9 VECTOR (snapshot only: python-mysql-replication cannot read such tables' TABLE_MAP)."""
     from connector.converters.snapshot_conv import allow_binary_vectors
 
     allow_binary_vectors()
     golden_dir = HERE / "vector-mysql"
-    server = _server(servers, "mysql")
-    replay = Replay(golden_dir, WORKLOADS / "vector.sql", server, value_settings(golden_dir), PORTS["mysql"] + 41,
+    server = _server(servers, "mysql", tmp_path_factory)
+    replay = Replay(golden_dir, WORKLOADS / "vector.sql", server, value_settings(golden_dir), REPLICA_IDS["mysql"] + 1,
                     read_binlog=False)
     golden = replay.golden_data(snapshot=True)
     assert len(golden) == 2
