@@ -12,11 +12,11 @@ import os
 import shutil
 import signal
 import subprocess
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tests.support.ports import free_port
+from tests.support.waiting import wait_until
 
 
 
@@ -80,18 +80,15 @@ def _loader() -> list[str]:
 
 
 def _wait_ready(server: Server, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def ready() -> bool:
         assert server.proc is not None
         if server.proc.poll() is not None:
             log = (server.workdir / "error.log").read_text(errors="replace")[-3000:]
             raise RuntimeError(f"{server.flavour} exited:\n{log}")
-        if os.path.exists(server.sock):
-            r = subprocess.run(server.client() + ["-e", "SELECT 1"], capture_output=True)
-            if r.returncode == 0:
-                return
-        time.sleep(0.2)
-    raise RuntimeError(f"{server.flavour} did not come up in {timeout}s")
+        return os.path.exists(server.sock) and subprocess.run(
+            server.client() + ["-e", "SELECT 1"], capture_output=True).returncode == 0
+
+    wait_until(ready, timeout, f"{server.flavour} in {server.workdir} to accept connections", interval=0.2)
 
 
 def start_mariadb(workdir: Path) -> Server:

@@ -94,7 +94,7 @@ def test_database_restart_mid_stream_loses_and_repeats_nothing(own_server, broke
         for database in databases:
             writer = Writer(server, database)
             writer.start()
-            time.sleep(1.5)
+            wait_until(lambda: writer.committed >= 20, 60, f"the writer to commit in {database}")
             writer.stop_requested.set()
             writer.join()
             assert writer.error is None, writer.error
