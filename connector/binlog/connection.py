@@ -61,14 +61,9 @@ def connect(params: ConnectionParams, database: str | None = None, autocommit: b
     try:
         return pymysql.connect(**kwargs)
     except pymysql.err.OperationalError as exc:
-        refused = params.tls_failure(exc)
+        refused = params.refusal(exc)
         if refused is not None:
             raise refused from None
-        code = exc.args[0] if exc.args else 0
-        if code in (1045, 1698):
-            raise ServerSetupError(
-                f"cannot log in to {params.host}:{params.port} as {params.user!r}: {exc.args[1]}; "
-                f"check database.user/database.password") from None
         raise SourceConnectionError(
             f"cannot connect to {params.host}:{params.port}: {exc.args[-1]}; check database.hostname/database.port "
             f"and that the server is running") from None

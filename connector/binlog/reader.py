@@ -45,7 +45,8 @@ from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateR
 from connector.binlog import payload, table_map_cache
 from connector.binlog.payload import PayloadError, TransactionPayloadEvent
 from connector.binlog.position import BinlogPosition
-from connector.binlog.tls import DatabaseTls, TlsHandshakeError, handshake_failure
+from connector.binlog.tls import DatabaseTls, handshake_failure, login_hint
+from connector.errors import ServerSetupError
 from connector.binlog.table_map_cache import CachedTableMapEvent, TableMapCache
 
 log = logging.getLogger(__name__)
@@ -130,9 +131,15 @@ class ConnectionParams:
             **self.tls.pymysql_kwargs(),
         }
 
-    def tls_failure(self, exc: BaseException) -> TlsHandshakeError | None:
-        """A terminal one-line error when `exc` is a refused TLS handshake with this server."""
-        return handshake_failure(exc, self.host, self.port, self.tls.mode)
+    def refusal(self, exc: BaseException) -> ServerSetupError | None:
+        """A terminal one-line error when the server refused us for good (TLS handshake, login); None for
+        failures a reconnect may heal."""
+        refused = handshake_failure(exc, self.host, self.port, self.tls.mode)
+        if refused is None and isinstance(exc, pymysql.err.OperationalError) and exc.args and exc.args[0] in (1045, 1698):
+            refused = ServerSetupError(
+                f"cannot log in to {self.host}:{self.port} as {self.user!r}: {exc.args[1]}; "
+                f"check database.user/database.password{login_hint(self.tls.mode)}")
+        return refused
 
 
 @dataclass
@@ -216,8 +223,8 @@ class BinlogReader:
         try:
             yield from self._positioned(self._stream)
         except pymysql.err.OperationalError as exc:
-            # A refused TLS handshake does not heal by reconnecting: stop with the fix instead.
-            refused = self._params.tls_failure(exc)
+            # A refused TLS handshake or login does not heal by reconnecting: stop with the fix instead.
+            refused = self._params.refusal(exc)
             if refused is not None:
                 raise refused from None
             raise

@@ -29,7 +29,7 @@ from connector.config.modes import SecureConnectionMode as Mode
 from connector.config.settings import DatabaseSslSettings
 from connector.errors import ConfigError, ServerSetupError
 
-__all__ = ["DatabaseTls", "TlsHandshakeError", "database_tls", "handshake_failure"]
+__all__ = ["DatabaseTls", "TlsHandshakeError", "database_tls", "handshake_failure", "login_hint"]
 
 # CR_SSL_CONNECTION_ERROR, and ER_SECURE_TRANSPORT_REQUIRED (require_secure_transport=ON, plain client).
 _CR_SSL_CONNECTION_ERROR = 2026
@@ -148,3 +148,11 @@ def handshake_failure(exc: BaseException, host: str, port: int, mode: Mode) -> T
     else:
         fix = _FIXES[mode]
     return TlsHandshakeError(f"TLS to {host}:{port} refused with database.ssl.mode={mode.value}: {reason}; {fix}")
+
+
+def login_hint(mode: Mode) -> str:
+    """MariaDB answers a plain client under require_secure_transport=ON with a plain 'Access denied'."""
+    if mode is Mode.DISABLED:
+        return ("; with database.ssl.mode=disabled a server that requires TLS (require_secure_transport=ON) also "
+                "refuses the login: then set database.ssl.mode=required or stricter")
+    return ""
