@@ -13,6 +13,8 @@ class KafkaWriterError(Exception):
 class KafkaConfigError(KafkaWriterError):
     """A producer property is unknown, unsupported by librdkafka, or invalid."""
 
+    problems: list[str] = []  # one entry per property, when known
+
 
 class KafkaDeliveryError(KafkaWriterError):
     """Kafka did not accept a record; nothing from this record on may be committed."""

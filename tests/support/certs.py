@@ -77,7 +77,7 @@ class TestPki:
     __test__ = False  # not a pytest class
 
     @classmethod
-    def create(cls, directory: Path) -> "TestPki":
+    def create(cls, directory: Path, java_stores: bool = True) -> "TestPki":
         directory.mkdir(parents=True, exist_ok=True)
         pki = cls(directory)
         ca_key, other_ca_key = _key(), _key()
@@ -99,7 +99,8 @@ class TestPki:
             pkcs12.serialize_key_and_certificates(b"client", client_key, client, [ca], enc))
         (directory / "truststore.p12").write_bytes(
             pkcs12.serialize_key_and_certificates(None, None, None, [ca], enc))
-        pki._keytool_stores()
+        if java_stores:
+            pki._keytool_stores()
         return pki
 
     def _keytool_stores(self) -> None:
