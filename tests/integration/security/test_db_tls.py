@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -23,48 +22,14 @@ from tests.integration.service.support import new_prefix, start_connector
 from tests.support.certs import TestPki
 from tests.support.connector_config import connector_properties
 from tests.support.kafka_dump import consume_all
-from tests.support.servers import DatabaseServer, MariaDBServer, MySQLServer
+from tests.integration.security.conftest import NoBroker, serve
+from tests.support.servers import DatabaseServer, MariaDBServer
 
 pytestmark = pytest.mark.timeout(300)
 
 
-class _NoBroker:
-    bootstrap_servers = "127.0.0.1:9"  # validate never reaches Kafka
-
-
-@pytest.fixture(scope="module")
-def pki(tmp_path_factory: pytest.TempPathFactory) -> TestPki:
-    return TestPki.create(tmp_path_factory.mktemp("pki"))
-
-
-@pytest.fixture(scope="module", params=["mariadb", "mysql"])
-def tls_server(request: pytest.FixtureRequest, pki: TestPki,
-               tmp_path_factory: pytest.TempPathFactory) -> Iterator[DatabaseServer]:
-    served = tmp_path_factory.mktemp(f"served-{request.param}")
-    pki.serve(served, "good")
-    work = tmp_path_factory.mktemp(f"tls-{request.param}")
-    if request.param == "mysql":
-        server: DatabaseServer = MySQLServer(work, dist=request.getfixturevalue("mysql_distribution"),
-                                             extra_options=pki.server_options(served))
-    else:
-        server = MariaDBServer(work, extra_options=pki.server_options(served))
-    with server:
-        server.served = served  # type: ignore[attr-defined]
-        server.run_sql("CREATE DATABASE tls; CREATE TABLE tls.t (id INT PRIMARY KEY, v VARCHAR(20));"
-                       "INSERT INTO tls.t VALUES (1, 'one'), (2, 'two');"
-                       "CREATE USER 'x509'@'127.0.0.1' IDENTIFIED BY 'x509pw' REQUIRE X509;"
-                       "GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, REPLICATION CLIENT ON *.* "
-                       "TO 'x509'@'127.0.0.1';")
-        yield server
-
-
-def serve(server: DatabaseServer, pki: TestPki, name: str) -> None:
-    pki.serve(server.served, name)  # type: ignore[attr-defined]
-    server.run_sql("FLUSH SSL;" if isinstance(server, MariaDBServer) else "ALTER INSTANCE RELOAD TLS;")
-
-
 def write_config(tmp_path: Path, server: DatabaseServer, broker=None, **ssl: str) -> Path:
-    props = connector_properties(tmp_path, server, broker or _NoBroker(), "tls", new_prefix("tls"),
+    props = connector_properties(tmp_path, server, broker or NoBroker(), "tls", new_prefix("tls"),
                                  **{f"database_ssl_{k}": v for k, v in ssl.items()})
     path = tmp_path / "application.properties"
     write_properties(path, props)
@@ -164,7 +129,7 @@ def test_java_stores_and_client_certificates(tls_server, pki, tmp_path):
 
 def _x509_config(tmp_path: Path, server: DatabaseServer, pki: TestPki, identity: dict[str, str],
                  login: dict[str, str]) -> Path:
-    props = connector_properties(tmp_path, server, _NoBroker(), "tls", new_prefix("tls"),
+    props = connector_properties(tmp_path, server, NoBroker(), "tls", new_prefix("tls"),
                                  database_ssl_mode="verify_ca", database_ssl_ca=str(pki.ca),
                                  **{f"database_ssl_{k}": v for k, v in identity.items()})
     props["debezium.source.database.user"] = login["user"]
