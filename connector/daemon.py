@@ -26,7 +26,8 @@ from connector.config.settings import OFFSETS_FILE, OFFSETS_KAFKA, Settings
 from connector.converters.base import ValueSettings
 from connector.converters.snapshot_conv import allow_binary_vectors, pymysql_conversions
 from connector.dispatch.dispatcher import Dispatcher
-from connector.errors import RetriableError, SchemaError, ServerSetupError, TerminalError
+from connector.errors import (SchemaError, SchemaRegistryUnavailable, ServerSetupError, SourceConnectionError,
+                              Where)
 from connector.dispatch.filters import ColumnFilter, TableFilter
 from connector.streaming.heartbeat import ActionQuery, Heartbeat
 from connector.ops.metrics import MetricsServer, StreamingCollector, StreamingStats, build_registry
@@ -498,12 +499,19 @@ class Daemon:
                             break
                     else:
                         log.warning("binlog stream ended at %s:%s; reconnecting", reader.file, reader.next_pos)
-                except (pymysql.err.OperationalError, ConnectionError, OSError, RetriableError) as exc:
+                # Only what re-reading the binlog can cure: Kafka's retriable errors are not (their records
+                # would be skipped as already emitted); the registry is, as the record is built again.
+                except (pymysql.err.OperationalError, ConnectionError, OSError, SourceConnectionError,
+                        SchemaRegistryUnavailable) as exc:
                     stats.set_connected(False)
                     stats.disconnects += 1
                     attempts += 1
                     if s.errors_max_retries >= 0 and attempts > s.errors_max_retries:
-                        raise
+                        raise SourceConnectionError(
+                            f"binlog connection lost after {attempts} attempt(s) ({' '.join(str(exc).split())})",
+                            where=Where(reader.file, reader.next_pos),
+                            fix="check that the database server is reachable; errors.max.retries="
+                                f"{s.errors_max_retries} bounds the reconnects (-1: no limit)") from exc
                     delay = min(30.0, 0.5 * 2 ** min(attempts, 6))
                     log.warning("binlog connection lost at %s:%s (%s); reconnecting from %s:%s in %.1f s "
                                 "(attempt %d)", reader.file, reader.next_pos, exc, state.file, state.restart_pos,
@@ -624,11 +632,9 @@ def _mariadb_connect_state(ctl: pymysql.connections.Connection, position: Binlog
 
 
 def run(loaded: LoadedConfig, token: ShutdownToken, status_path: Path | None = None) -> int:
+    """0 after a clean stop; failures propagate to `connector.cli.main`, which maps them to exit codes."""
     try:
         return Daemon(loaded, token, status_path).run()
-    except TerminalError as exc:
-        log.error("%s", exc)
-        return 2
     except InterruptedError as exc:
         if not token.requested:
             raise

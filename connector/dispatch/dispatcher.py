@@ -22,7 +22,7 @@ from connector.config.modes import Operation
 from connector.config.settings import Settings
 from connector.events.envelope import PlannedEvent, TxBlock, plan_row
 from connector.config.modes import InconsistentSchemaHandlingMode
-from connector.errors import SchemaError
+from connector.errors import SchemaError, Where
 from connector.schema.table_map_check import mismatch
 from connector.dispatch.filters import TableFilter
 from connector.kafka.writer import OutRecord
@@ -225,8 +225,11 @@ class Dispatcher:
                    f"{problem}; last DDL applied to this table: {last if last is not None else '(none recorded)'}")
         mode = self._events.inconsistent_schema_handling_mode
         if mode == InconsistentSchemaHandlingMode.FAIL:
-            raise SchemaError(message + ". Fix or restore the schema history (snapshot.mode=recovery rebuilds it), "
-                              "or set inconsistent.schema.handling.mode=warn/skip to skip such rows")
+            raise SchemaError(
+                f"TABLE_MAP does not match the schema history ({problem})", where=Where(file, pos, table_id.dotted()),
+                statement=f"last DDL applied to this table: {last if last is not None else '(none recorded)'}",
+                fix="fix or restore the schema history (snapshot.mode=recovery rebuilds it), or set "
+                    "inconsistent.schema.handling.mode=warn/skip to skip such rows")
         if mode == InconsistentSchemaHandlingMode.WARN:
             log.warning("%s; skipping its rows (inconsistent.schema.handling.mode=warn)", message)
         else:
@@ -241,17 +244,18 @@ class Dispatcher:
         table = self.schema.table(change.table_id)
         if table is None:
             raise SchemaError(
-                f"rows for {change.table_id.dotted()} at {source.file}:{source.pos} but the schema history has no "
-                f"definition for that table; the history does not match the binlog (restore the history topic or "
-                f"run with snapshot.mode=recovery)")
+                "rows for a table the schema history has no definition for",
+                where=Where(source.file, source.pos, change.table_id.dotted()),
+                fix="restore the history topic or run with snapshot.mode=recovery")
         ts = self.table_schema(table)
         expected = len(table.columns)
         for image in (change.before, change.after):
             if image is not None and len(image) != expected:
                 raise SchemaError(
-                    f"row event for {change.table_id.dotted()} at {source.file}:{source.pos} has {len(image)} columns "
-                    f"but the schema history says {expected}; the last DDL applied to this table does not match the "
-                    f"binlog (inconsistent.schema.handling.mode=fail)")
+                    f"row event has {len(image)} columns but the schema history says {expected}",
+                    where=Where(source.file, source.pos, change.table_id.dotted()),
+                    fix="the last DDL applied to this table does not match the binlog: restore the schema history "
+                        "or rebuild it with snapshot.mode=recovery")
         before = ts.convert_binlog_row(change.before) if change.before is not None else None
         after = ts.convert_binlog_row(change.after) if change.after is not None else None
         self._emit_rows(ts, change.op, before, after, source, positions)

@@ -47,6 +47,7 @@ from connector.kafka.errors import (
     KafkaDeliveryError,
     KafkaTransactionAborted,
     KafkaTransactionFatal,
+    KafkaWriterClosed,
     KafkaWriterError,
     KafkaWriterInterrupted,
 )
@@ -119,7 +120,7 @@ class _ClosedProducer:
     """Stands in for the producer after `close()`, so late calls fail clearly instead of crashing."""
 
     def __getattr__(self, name: str) -> Callable[..., None]:
-        raise KafkaWriterError(f"the Kafka writer is closed (called {name})")
+        raise KafkaWriterClosed(f"the Kafka writer is closed (called {name})")
 
 
 class KafkaWriter:
