@@ -44,7 +44,7 @@ from connector.schema.tracker import build_schema_tracker
 from connector.shutdown import ShutdownToken
 from connector.ops.status import StatusFile
 from connector.streaming.handler import ResumePoint as StreamResume, StreamingHandler, StreamingState
-from connector.converters.mappers import column_mappers_from_properties, mapper_lookup
+from connector.converters.mappers import column_mapper_rules, mapper_lookup
 from connector.events.table_schema import TableSchemaBuilder, message_key_columns, source_type_propagation
 from snapshot.initial import InitialSnapshot, ResumeInvalid
 from snapshot.metrics import SnapshotMetrics
@@ -105,7 +105,7 @@ def table_schema_builder(settings: Settings) -> TableSchemaBuilder:
         column_filter=columns.keep if columns.active else None,
         propagate_source_type=source_type_propagation(ev.column_propagate_source_type,
                                                       ev.datatype_propagate_source_type),
-        column_mapper=mapper_lookup(column_mappers_from_properties(settings.raw)),
+        column_mapper=mapper_lookup(column_mapper_rules(settings.events.column_mappers)),
         schema_name_mode=ev.schema_name_adjustment_mode,
         field_name_mode=ev.field_name_adjustment_mode,
     )
@@ -381,7 +381,7 @@ class Daemon:
     def _check_available(self, ctl: pymysql.connections.Connection, info: dbconn.ServerInfo,
                          offset: SourceOffset) -> None:
         if info.gtid_mode and offset.gtids:
-            dbconn.check_gtids_available(ctl, offset.gtids, GtidSourceFilter.from_properties(self.settings.raw))
+            dbconn.check_gtids_available(ctl, offset.gtids, GtidSourceFilter.from_settings(self.settings.gtid_source))
         elif _tracks_mariadb_gtids(self.settings, info) and offset.gtids:
             if _mariadb_connect_state(ctl, offset.position(), offset.gtids) is not None:
                 dbconn.check_mariadb_gtids_available(ctl, offset.gtids)
@@ -406,9 +406,9 @@ class Daemon:
             return pymysql.connect(**kwargs)
 
         ss = self.settings.snapshot
-        queries = SnapshotQueries.from_properties(self.settings.raw, ss.include_collection_list,
-                                                  ss.tables_order_by_row_count, ss.min_row_count_to_stream_results,
-                                                  ss.fetch_size, self.settings.filters.table_include)
+        queries = SnapshotQueries(ss.include_collection_list, ss.select_overrides, ss.tables_order_by_row_count,
+                                  ss.min_row_count_to_stream_results, ss.fetch_size,
+                                  self.settings.filters.table_include)
         snap = InitialSnapshot(connect, table_filter, _SnapshotEmitter(dispatcher, self),
                                lock_timeout_ms=ss.lock_timeout_ms, use_gtids=info.gtid_mode,
                                with_data=with_data, recovery_offset=recovery_offset,
@@ -432,7 +432,7 @@ class Daemon:
         s = self.settings
         self.phase = "streaming"
         use_gtids = info.gtid_mode
-        gtid_filter = GtidSourceFilter.from_properties(s.raw)
+        gtid_filter = GtidSourceFilter.from_settings(s.gtid_source)
         # With gtid.source filters the offset only ever records the followed sources (Debezium's also holds the
         # other sources' GTIDs read since it started; it drops them on restart, as here).
         done = GtidSet.parse(offset.gtids) if use_gtids else None
@@ -620,7 +620,7 @@ class _SnapshotEmitter:
 def _tracks_mariadb_gtids(settings: Settings, info: dbconn.ServerInfo) -> bool:
     """Offsets carry MariaDB GTID positions (`gtids`, `d-s-n` per domain) as Debezium's MariaDB connector's do.
     Debezium's MySQL connector sees no GTIDs on MariaDB, so with it offsets stay file/pos only."""
-    return info.is_mariadb and str(settings.raw.get("connector.class", "")).endswith("MariaDbConnector")
+    return info.is_mariadb and settings.mariadb_connector
 
 
 def _mariadb_connect_state(ctl: pymysql.connections.Connection, position: BinlogPosition, gtids: str) -> str | None:

@@ -41,20 +41,6 @@ class SnapshotQueries:
             raise ConfigError([f"snapshot.tables.order.by.row.count={self.order_by_row_count!r}: use ascending, "
                                f"descending or disabled"])
 
-    @classmethod
-    def from_properties(cls, raw: Mapping[str, str], include: Sequence[str], order: str, min_rows: int,
-                        fetch_size: int | None, table_include: Sequence[str] = ()) -> "SnapshotQueries":
-        listed = [t.strip() for t in (raw.get("snapshot.select.statement.overrides") or "").split(",") if t.strip()]
-        overrides: dict[str, str] = {}
-        for name in listed:
-            statement = raw.get(f"snapshot.select.statement.overrides.{name}")
-            if not statement:
-                raise ConfigError([f"snapshot.select.statement.overrides lists {name} but "
-                                   f"snapshot.select.statement.overrides.{name} is not set"])
-            overrides[name] = statement
-        return cls(tuple(include), overrides, (order or ORDER_DISABLED).strip().lower(), min_rows, fetch_size,
-                   tuple(table_include))
-
 
 @dataclass(frozen=True)
 class TableRead:
