@@ -48,7 +48,8 @@ class SchemaTracker(Protocol):
 
     def table(self, table_id: TableId) -> Table | None: ...
 
-    def apply(self, ddl: str, database: str, offset: dict[str, Any], snapshot: bool) -> list[SchemaChange]: ...
+    def apply(self, ddl: str, database: str, offset: dict[str, Any], snapshot: bool,
+              event_at: tuple[str, int] | None = None) -> list[SchemaChange]: ...
 
 
 @dataclass
@@ -370,7 +371,7 @@ class Dispatcher:
 
     def _apply_ddl(self, ddl: str, database: str, es: EventSource, offset: SourceOffset, snapshot: bool) -> None:
         offset_map = offset.to_map()
-        changes = self.schema.apply(ddl, database, offset_map, snapshot)
+        changes = self.schema.apply(ddl, database, offset_map, snapshot, event_at=(es.file, es.pos))
         if not self._events.include_schema_changes or not changes:
             return
         table = _ddl_source_table(ddl, changes)

@@ -110,6 +110,9 @@ _FENCED_CODES = frozenset({
     KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
 })
 
+PRODUCER_FIX = ("correct the producer property named (debezium.sink.kafka.producer.<name>, Java or librdkafka "
+                "spelling; librdkafka may name its own alias, e.g. compression.codec for compression.type)")
+
 # Client errors worth an operator's attention; other transport hiccups are logged at INFO.
 _NOTABLE_CLIENT_ERRORS = frozenset({
     KafkaError._ALL_BROKERS_DOWN, KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FAILED,
@@ -170,7 +173,10 @@ class KafkaWriter:
             # librdkafka logs through Python logging instead of writing to stderr.
             self._producer = Producer({**self._config, "error_cb": self._on_client_error, "logger": _LIBRDKAFKA_LOG})
         except (KafkaException, ValueError, TypeError) as exc:
-            raise KafkaConfigError(f"invalid producer configuration: {exc}") from exc
+            error = exc.args[0] if exc.args else exc
+            reason = error.str() if isinstance(error, KafkaError) else str(error)
+            raise KafkaConfigError(f"invalid producer configuration: {reason}",
+                                   fix=PRODUCER_FIX) from exc
 
     @property
     def config(self) -> dict[str, str]:

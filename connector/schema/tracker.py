@@ -127,13 +127,16 @@ class SchemaTracker:
         self._history.recover(offset)
         log.info("schema history recovered: %d table(s)", len(self._history.tables))
 
-    def apply(self, ddl: str, database: str, offset: dict[str, Any], snapshot: bool) -> list[SchemaChange]:
+    def apply(self, ddl: str, database: str, offset: dict[str, Any], snapshot: bool,
+              event_at: tuple[str, int] | None = None) -> list[SchemaChange]:
+        """`event_at`: binlog file and start position of the DDL's event, for errors (the offset's position is
+        where a restart resumes, after it)."""
         try:
             return self._history.apply_ddl(ddl, database or None, offset)
         except DdlParseError as exc:
             table_id = shape_ddl_table(ddl, database or None)
-            where = Where(file=offset.get("file"), pos=offset.get("pos"),
-                          table=table_id.dotted() if table_id is not None else None)
+            file, pos = event_at if event_at is not None else (offset.get("file"), offset.get("pos"))
+            where = Where(file=file, pos=pos, table=table_id.dotted() if table_id is not None else None)
             raise SchemaError(f"cannot parse DDL ({exc.reason})", where=where, statement=ddl, fix=exc.fix) from None
 
     def close(self) -> None:
