@@ -250,7 +250,6 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C outside `run`, which handles signals itself
         return 128 + 2
     except Exception as exc:  # the last resort: every failure ends here as one line and its exit code
-        code = exit_code(exc)
         log.debug("traceback of the failure reported below", exc_info=exc)
         typed = _typed(exc)
         if typed is not None:
@@ -258,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             log.error("internal error: %s: %s (raised at %s); this is a bug: run with --log-level DEBUG for the "
                       "traceback and report it", type(exc).__name__, " ".join(str(exc).split()), _raised_at(exc))
-        return int(code)
+        return int(exit_code(exc))
 
 
 if __name__ == "__main__":
