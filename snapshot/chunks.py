@@ -186,7 +186,7 @@ class ChunkReader:
         return tuple(decode(row[i], self.decoders[i]) for i in self.key_index)
 
     def __iter__(self) -> Iterator[list]:
-        limit = self.scan.chunk_size
+        limit = self.scan.chunk_size if self.scan.keyed else None  # no key: nothing to continue from
         while True:
             in_chunk = 0
             last: Sequence[Any] | None = None
