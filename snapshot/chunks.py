@@ -166,7 +166,9 @@ class ChunkReader:
         self._fetch: Callable[[int], list] = lambda size: []
         self.decoders: list[Decoder] | None = None
         self.key_index: list[int] = []  # positions of the key columns in a row ([] when not read in key order)
-        self.chunks = 0
+        self.chunks = 0  # queries run so far
+        self.last_key: tuple | None = scan.after
+        self.exhausted = False
 
     def open(self) -> list[Decoder] | None:
         self._execute(self.scan.query())
@@ -186,20 +188,30 @@ class ChunkReader:
         return tuple(decode(row[i], self.decoders[i]) for i in self.key_index)
 
     def __iter__(self) -> Iterator[list]:
-        limit = self.scan.chunk_size if self.scan.keyed else None  # no key: nothing to continue from
+        """Every chunk's batches: the whole scan."""
         while True:
-            in_chunk = 0
-            last: Sequence[Any] | None = None
-            while True:
-                batch = self._fetch(self._fetch_size)
-                if not batch:
-                    break
-                in_chunk += len(batch)
-                last = batch[-1]
-                yield batch
-            if limit is None or in_chunk < limit or last is None:
+            yield from self.chunk()
+            if self.exhausted:
                 return
-            self._execute(self.scan.query(self.key_of(last)))
+            self._execute(self.scan.query(self.last_key))
+
+    def chunk(self) -> Iterator[list]:
+        """The current query's batches only (an incremental snapshot reads one chunk per window). Afterwards
+        `last_key` is the key of its last row (where the next chunk starts) and `exhausted` says whether the
+        scan is complete."""
+        limit = self.scan.chunk_size if self.scan.keyed else None  # no key: nothing to continue from
+        in_chunk = 0
+        last: Sequence[Any] | None = None
+        while True:
+            batch = self._fetch(self._fetch_size)
+            if not batch:
+                break
+            in_chunk += len(batch)
+            last = batch[-1]
+            yield batch
+        if last is not None and self.key_index:
+            self.last_key = self.key_of(last)
+        self.exhausted = limit is None or in_chunk < limit
 
     def close(self) -> None:
         if self._cursor is not None:

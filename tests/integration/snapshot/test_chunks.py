@@ -73,6 +73,17 @@ def test_chunks_read_every_row_once_in_key_order(server_name, streaming, request
         # one query for the rest of the table (the initial snapshot's read)
         rest, chunks = _read(conn, TableScan(table, ("select", "we`ird", "v"), key=KEY, after=after), streaming)
         assert len(rest) == len(ordered) - 11 and chunks == 1
+
+        # one chunk per call, each from a new reader at the previous chunk's last key (incremental snapshot)
+        seen: list[tuple] = []
+        last_key, exhausted = None, False
+        while not exhausted:
+            reader = ChunkReader(conn, TableScan(table, key=KEY, chunk_size=8, after=last_key), 2, streaming)
+            reader.open()
+            seen += [reader.key_of(row) for batch in reader.chunk() for row in batch]
+            reader.close()
+            last_key, exhausted = reader.last_key, reader.exhausted
+        assert seen == [r[:2] for r in ordered]
     finally:
         conn.close()
 
