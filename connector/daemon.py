@@ -46,7 +46,7 @@ from connector.ops.status import StatusFile
 from connector.streaming.handler import ResumePoint as StreamResume, StreamingHandler, StreamingState
 from connector.converters.mappers import column_mapper_rules, mapper_lookup
 from connector.events.table_schema import TableSchemaBuilder, message_key_columns, source_type_propagation
-from snapshot.initial import InitialSnapshot, ResumeInvalid
+from snapshot.initial import InitialSnapshot, ResumeInvalid, SnapshotOptions, SnapshotSource, SnapshotStart
 from snapshot.metrics import SnapshotMetrics
 from snapshot.modes import SnapshotPolicy, policy_for
 from snapshot.plan import SnapshotQueries
@@ -409,18 +409,18 @@ class Daemon:
         queries = SnapshotQueries(ss.include_collection_list, ss.select_overrides, ss.tables_order_by_row_count,
                                   ss.min_row_count_to_stream_results, ss.fetch_size,
                                   self.settings.filters.table_include)
-        snap = InitialSnapshot(connect, table_filter, _SnapshotEmitter(dispatcher, self),
-                               lock_timeout_ms=ss.lock_timeout_ms, use_gtids=info.gtid_mode,
-                               with_data=with_data, recovery_offset=recovery_offset,
-                               should_stop=lambda: self.token.requested, locking_mode=ss.locking_mode,
-                               queries=queries, metrics=self.snapshot_metrics, resumable=ss.resume_enabled,
-                               resume=resume, resume_offset=resume_offset, max_threads=ss.max_threads)
+        snap = InitialSnapshot(
+            SnapshotSource(connect, table_filter, use_gtids=info.gtid_mode), _SnapshotEmitter(dispatcher, self),
+            SnapshotOptions(locking_mode=ss.locking_mode, lock_timeout_ms=ss.lock_timeout_ms, queries=queries,
+                            max_threads=ss.max_threads, resumable=ss.resume_enabled, with_data=with_data),
+            SnapshotStart(resume=resume, resume_offset=resume_offset, recovery_offset=recovery_offset),
+            self.snapshot_metrics)
         if ss.delay_ms and recovery_offset is None:
             log.info("snapshot.delay.ms: waiting %d ms before the snapshot starts", ss.delay_ms)
             self.token.wait(ss.delay_ms / 1000)
             if self.token.requested:
                 raise InterruptedError("stopped during snapshot.delay.ms")
-        result = snap.run()
+        result = snap.run(should_stop=lambda: self.token.requested)
         dispatcher.end_snapshot(result.offset)
         # With no data (no_data mode, or empty tables) no record may carry the completed offset: record it anyway.
         dispatcher.tracker.observe(result.offset.to_map())
