@@ -24,6 +24,7 @@ from connector.config.loaders import LoadedConfig
 from connector.config.modes import SnapshotMode
 from connector.config.settings import OFFSETS_FILE, OFFSETS_KAFKA, Settings
 from connector.converters.base import ValueSettings
+from connector.converters.registry import unusable_column
 from connector.converters.snapshot_conv import allow_binary_vectors, pymysql_conversions
 from connector.dispatch.dispatcher import Dispatcher
 from connector.errors import RetriableError, SchemaError, ServerSetupError, TerminalError
@@ -204,6 +205,8 @@ class Daemon:
         self._live = live
         tracker = OffsetTracker()
         builder = table_schema_builder(s)
+        # a parsed DDL the converters cannot represent falls back instead of failing on its first row
+        schema.attach_table_check(lambda table: unusable_column(table, builder.settings))
         dispatcher = Dispatcher(s, schema, builder, writer, tracker, table_filter)
         committer: OffsetCommitter | TransactionalCommitter
         if writer.transactional:
@@ -246,8 +249,9 @@ class Daemon:
         if not s.metrics_port:
             return None
         c = dispatcher.counters
+        schema = dispatcher.schema
         collector = StreamingCollector(s.topics.prefix, self.stats, lambda: c.data_events, lambda: c.records_sent,
-                                       lambda: c.records_acked)
+                                       lambda: c.records_acked, lambda: getattr(schema, "ddl_fallbacks", 0))
         return MetricsServer(s.metrics_host, s.metrics_port, build_registry(collector), self.stats).start()
 
     def _flush_and_commit(self, final: bool = False) -> None:

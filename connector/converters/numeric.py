@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 from connector.config.modes import BigIntUnsignedHandlingMode
-from connector.converters.base import Kind, ValueSettings, base_type_name, unsigned
+from connector.converters.base import Kind, ValueSettings, base_type_name, numeric_default_text, unsigned
 from connector.serde.connect_schema import DECIMAL_NAME, ConnectSchema, Type
 from connector.java.text import to_float32
 from schema_history.model import Column
@@ -51,10 +51,8 @@ def _wrap_long(value: int) -> int:
 
 
 def _int_default(expr: str, column: Column) -> Any:
-    text = expr.strip().strip("'")
-    if not text or text.upper() == "NULL":
-        return None
-    return int(Decimal(text))
+    text = numeric_default_text(expr)
+    return None if text is None else int(Decimal(text))
 
 
 def integer(column: Column, settings: ValueSettings) -> Kind:
@@ -95,8 +93,8 @@ def boolean(column: Column, settings: ValueSettings) -> Kind:
 
 
 def _float_default(expr: str, column: Column) -> Any:
-    text = expr.strip().strip("'")
-    return None if not text or text.upper() == "NULL" else float(text)
+    text = numeric_default_text(expr)
+    return None if text is None else float(text)
 
 
 def floating(column: Column, settings: ValueSettings) -> Kind:

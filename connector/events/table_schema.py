@@ -222,7 +222,7 @@ class TableSchemaBuilder:
     def build(self, table: Table) -> TableSchema:
         name_base = adjust_schema_name(f"{self.topic_prefix}.{table.id.database}.{table.id.table}",
                                        self.schema_name_mode)
-        converters = tuple(resolve(c, self.settings) for c in table.columns)
+        converters = tuple(resolve(c, self.settings, lenient_defaults=True) for c in table.columns)
         field_names = [adjust_field_name(c.name, self.field_name_mode) for c in table.columns]
         value_schemas = [
             _with_source_type(conv.schema, col)

@@ -95,6 +95,7 @@ def _entries() -> list[TypeEntry]:
         TypeEntry(("CHARACTER", "VARYING"), j.VARCHAR, s),
         TypeEntry(("NATIONAL", "VARCHAR"), j.NVARCHAR, n, ("BINARY",)),
         TypeEntry(("NATIONAL", "CHARACTER"), j.NCHAR, n, ("BINARY",)),
+        TypeEntry(("NATIONAL", "CHAR"), j.NCHAR, n, ("BINARY",)),
         TypeEntry(("NCHAR", "VARCHAR"), j.NVARCHAR, n, ("BINARY",)),
         TypeEntry(("NATIONAL", "CHAR", "VARYING"), j.NVARCHAR, n),
         TypeEntry(("NATIONAL", "CHARACTER", "VARYING"), j.NVARCHAR, n),
