@@ -28,6 +28,7 @@ from connector.converters.registry import unusable_column
 from connector.converters.snapshot_conv import allow_binary_vectors, pymysql_conversions
 from connector.dispatch.dispatcher import Dispatcher
 from connector.errors import RetriableError, SchemaError, ServerSetupError, TerminalError
+from connector.kafka.errors import KafkaDeliveryError
 from connector.dispatch.filters import ColumnFilter, TableFilter
 from connector.streaming.heartbeat import ActionQuery, Heartbeat
 from connector.ops.metrics import MetricsServer, StreamingCollector, StreamingStats, build_registry
@@ -628,10 +629,21 @@ def _mariadb_connect_state(ctl: pymysql.connections.Connection, position: Binlog
 
 
 def run(loaded: LoadedConfig, token: ShutdownToken, status_path: Path | None = None) -> int:
+    daemon: Daemon | None = None
     try:
-        return Daemon(loaded, token, status_path).run()
+        daemon = Daemon(loaded, token, status_path)
+        return daemon.run()
     except TerminalError as exc:
         log.error("%s", exc)
+        return 2
+    except KafkaDeliveryError as exc:
+        # Kafka refused a record (an invalid or forbidden topic, a record too large): one line naming the topic
+        # and the tables written to it; offsets cover only what was acknowledged, so a restart loses nothing.
+        dispatcher = getattr(daemon, "_dispatcher", None)
+        tables = dispatcher.tables_for_topic(exc.topic) if dispatcher is not None else []
+        named = f" (table {', '.join(t.dotted() for t in tables)})" if tables else ""
+        log.error("Kafka refused a record for topic '%s'%s: %s. Stopping; fix the topic (name, ACLs, size limits) or "
+                  "route the table elsewhere, then restart", exc.topic, named, exc.error)
         return 2
     except InterruptedError as exc:
         if not token.requested:

@@ -3,7 +3,8 @@
 Connect types follow the MySQL connector: TINYINT (signed or not) and SMALLINT → int16, SMALLINT
 UNSIGNED / MEDIUMINT / INT → int32, INT UNSIGNED / BIGINT → int64, BIGINT UNSIGNED → int64 in `long`
 mode (values above 2^63-1 wrap to negative, as Java's `long` does) or Decimal(20,0) in `precise` mode.
-FLOAT → float32 (printed with Float.toString), DOUBLE/REAL → float64.
+FLOAT → float32 (printed with Float.toString), DOUBLE → float64. REAL as written in a DDL is JDBC REAL, a
+float32 whatever its (M,D) (reference run longtail); the server's SHOW CREATE TABLE spells it `double`.
 """
 
 from __future__ import annotations
@@ -101,7 +102,8 @@ def floating(column: Column, settings: ValueSettings) -> Kind:
     base = base_type_name(column)
     # Debezium: float32 only for a FLOAT without scale and length <= 24; FLOAT(p>24) and the
     # deprecated FLOAT(M,D) fall through to JDBC's FLOAT, a float64 (reference run types-extra).
-    single = base in ("FLOAT", "FLOAT4") and column.scale is None and (column.length is None or column.length <= 24)
+    single = base == "REAL" or (
+        base in ("FLOAT", "FLOAT4") and column.scale is None and (column.length is None or column.length <= 24))
     if single:
         return Kind(ConnectSchema(Type.FLOAT32), None, to_float32, _float_default)
     if base in ("FLOAT", "FLOAT4") and column.scale is not None:

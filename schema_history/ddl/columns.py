@@ -17,7 +17,7 @@ Rules reproduced (each checked against real Debezium 3.6 output, `tests/fixtures
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from schema_history.ddl.cursor import Cursor
 from schema_history.ddl.tokens import Kind
@@ -226,6 +226,12 @@ def parse_default(cur: Cursor, spec: ColumnSpec) -> None:
             Kind.HEX, Kind.BITS, Kind.STRING):
         cur.next()  # charset introducer apart from its literal (`_latin1 x'41'`, `_binary 'x'`): the literal counts
         tok = nxt
+    if tok.kind is Kind.DQUOTED and tok.text[0] == '"':
+        # Debezium records a double-quoted default single-quoted, in the statement text and in the default
+        # expression: DEFAULT "x'y" → DEFAULT 'x''y' (reference run longtail)
+        single = "'" + tok.text[1:-1].replace('""', '"').replace("'", "''") + "'"
+        cur.rewrites.append((tok.start, tok.end, single))
+        cur.tokens[cur.i] = tok = replace(tok, kind=Kind.STRING, text=single)
     if tok.kind in (Kind.STRING, Kind.DQUOTED):
         first = _literal_text(cur.next().text)
         text = first

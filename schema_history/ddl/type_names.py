@@ -120,7 +120,7 @@ def _entries() -> list[TypeEntry]:
         TypeEntry(("DEC",), j.DECIMAL, num, _NUM_SUFFIX, 10, 0),
         TypeEntry(("FIXED",), j.DECIMAL, num, _NUM_SUFFIX, 10, 0),
         TypeEntry(("NUMERIC",), j.NUMERIC, num, _NUM_SUFFIX, 10, 0),
-        TypeEntry(("BIT",), j.BIT, dim),
+        TypeEntry(("BIT",), j.BIT, dim, (), 1),  # bare BIT: length 1 (reference run longtail)
         TypeEntry(("TIME",), j.TIME, dim),
         TypeEntry(("TIMESTAMP",), j.TIMESTAMP_WITH_TIMEZONE, dim),
         TypeEntry(("DATETIME",), j.TIMESTAMP, dim),
