@@ -452,7 +452,10 @@ class InitialSnapshot:
 
         def flush(is_last_row: bool, final: bool) -> None:
             emit_p, table_id, values, t_index, r_index = pending  # type: ignore[misc]
-            source = source_for(table_id, marker(t_index, count, r_index, is_last_row), ts_ms)
+            # The snapshot's last record is `last` even when the tables after its own were empty (Debezium
+            # marks the record it buffered when the snapshot completes; reference run longtail)
+            mark = MARKER_LAST if final else marker(t_index, count, r_index, is_last_row)
+            source = source_for(table_id, mark, ts_ms)
             emit_p(values, source, done if final else progress(values))
 
         for t_index, read in enumerate(reads):

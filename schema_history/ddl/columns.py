@@ -177,6 +177,8 @@ def _parse_type(cur: Cursor, spec: ColumnSpec) -> None:
         length, _ = _dimensions(cur)
         if length is not None:
             spec.length = length
+        elif entry.default_length >= 0:
+            spec.length = entry.default_length
     elif family is Family.COLLECTION:
         cur.expect_punct("(")
         values: list[str] = []
