@@ -4,7 +4,7 @@ and `DefaultValueParserListener` read it.
 Rules reproduced (each checked against real Debezium 3.6 output, `tests/fixtures/golden/ddl*`):
 * type name = written keywords upper-cased + suffixes in Debezium's fixed order; ZEROFILL implies
   UNSIGNED; SERIAL is `BIGINT UNSIGNED` NOT NULL AUTO_INCREMENT UNIQUE;
-* length/scale only when written, except DECIMAL/NUMERIC (10, 0); ENUM length 1, SET 2n-1;
+* length/scale only when written, except DECIMAL/NUMERIC (10, 0), bare BIT/NCHAR (1); ENUM length 1, SET 2n-1;
 * charset from `CHARACTER SET`, else from a `COLLATE` anywhere in the definition; national
   types always `utf8`; unresolved charsets are filled from the table default later;
 * AUTO_INCREMENT and `ON UPDATE CURRENT_TIMESTAMP` set both autoIncremented and generated;
@@ -166,6 +166,8 @@ def _parse_type(cur: Cursor, spec: ColumnSpec) -> None:
         length, _ = _dimensions(cur)
         if length is not None:
             spec.length = length
+        elif entry.default_length >= 0:
+            spec.length = entry.default_length
         charset = _charset_clauses(cur, spec)
         if spec.binary:
             suffix_seen.add("BINARY")

@@ -115,22 +115,27 @@ def _server_facts(db: DatabaseServer, flavour: str) -> dict[str, Any]:
 
 
 # Tables a streaming section creates or renames into: their topics are created up front too (single partition).
-_STREAMED_TABLE = re.compile(r"(?:CREATE\s+(?:OR\s+REPLACE\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?|\bTO\s+)"
-                             r"(`(?:[^`]|``)+`|[\w$]+)", re.I)
+_NAME = r"(`(?:[^`]|``)+`|[\w$]+)"
+_CREATED = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?" + _NAME, re.I)
+_RENAME = re.compile(r"^\s*RENAME\s+TABLE\b[^;]*", re.I | re.M)
+_RENAMED_TO = re.compile(r"\bTO\s+" + _NAME, re.I)
 _USE = re.compile(r"^\s*USE\s+`?([\w$]+)`?", re.I | re.M)
 
 
 def streamed_topics(sections: tuple[str, ...], prefix: str) -> list[str]:
     """Data topics of the tables the streaming sections create (the default database of each `USE`)."""
-    topics = []
+    topics: list[str] = []
     for section in sections:
         use = _USE.search(section)
         if use is None:
             continue
-        for m in _STREAMED_TABLE.finditer(section):
-            name = m.group(1)
+        names = [m.group(1) for m in _CREATED.finditer(section)]
+        names += [m.group(1) for r in _RENAME.finditer(section) for m in _RENAMED_TO.finditer(r.group(0))]
+        for name in names:
             name = name[1:-1].replace("``", "`") if name.startswith("`") else name
-            topics.append(sanitize_topic_name(f"{prefix}.{use.group(1)}.{name}"))
+            topic = sanitize_topic_name(f"{prefix}.{use.group(1)}.{name}")
+            if topic not in topics:
+                topics.append(topic)
     return topics
 
 
