@@ -84,9 +84,9 @@ def unsigned(column: Column) -> bool:
 
 
 def base_type_name(column: Column) -> str:
-    """`BIGINT UNSIGNED ZEROFILL` → `BIGINT`."""
+    """`BIGINT UNSIGNED ZEROFILL` → `BIGINT`; `VARCHAR BINARY` (a binary collation, still text) → `VARCHAR`."""
     name = column.type_name.upper()
-    for suffix in (" ZEROFILL", " UNSIGNED", " SIGNED"):
+    for suffix in (" BINARY", " ZEROFILL", " UNSIGNED", " SIGNED"):
         if name.endswith(suffix):
             name = name[: -len(suffix)]
     return name

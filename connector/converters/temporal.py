@@ -86,10 +86,20 @@ _DATETIME_TEXT = re.compile(r"[0-9]*-[0-9]*-[0-9]* ([0-9]*:[0-9]*:[0-9]*(?:\.[0-
 _TIME_DEFAULT = re.compile(r"(-?[0-9]*):([0-9]*)(?::([0-9]*))?(?:\.([0-9]*))?")
 
 
+_NUMERIC_TIME = re.compile(r"(-?)([0-9]+)(?:\.([0-9]*))?")
+
+
 def _time_default_us(text: str) -> int:
     dated = _DATETIME_TEXT.fullmatch(text)
     if dated:
         text = dated.group(1)
+    numeric = _NUMERIC_TIME.fullmatch(text)
+    if numeric:
+        # MySQL's numeric TIME ([H]HMMSS, DEFAULT 0): Debezium's stringToDuration refuses it (its parser then
+        # stops); read it as the server does instead, so the column keeps its default
+        sign, digits, frac = numeric.groups()
+        digits = digits.rjust(6, "0")
+        text = f"{sign}{digits[:-4]}:{digits[-4:-2]}:{digits[-2:]}" + (f".{frac}" if frac else "")
     m = _TIME_DEFAULT.fullmatch(text)
     if m is None:
         raise ValueError(f"unexpected format for a TIME default: {text!r}")
