@@ -33,6 +33,7 @@ from connector.java.hashmap import hashmap_order
 from connector.events.source_info import SnapshotMarker, SourceInfo
 from connector.streaming.handler import EventPositions, EventSource, RowChange
 from connector.events.table_schema import TableSchema, TableSchemaBuilder
+from connector.events.topic_names import TopicNamer
 from schema_history.changes import SchemaChange
 from schema_history.model import Table, TableId
 
@@ -146,7 +147,7 @@ class Dispatcher:
         self._checked_maps: set[tuple[int, tuple[int, ...]]] = set()
         self._inconsistent: set[TableId] = set()
         self._held: tuple[SchemaChange, EventSource, int | None, SourceOffset] | None = None
-        self._topic_cache: dict[TableId, str] = {}
+        self._topic_namer = TopicNamer(settings.topics)
 
     # ---------------------------------------------------------------- helpers
     def _source(self, es: EventSource, ts_ns: int | None = None) -> SourceInfo:
@@ -197,11 +198,10 @@ class Dispatcher:
         return built
 
     def _topic(self, table_id: TableId) -> str:
-        topic = self._topic_cache.get(table_id)
-        if topic is None:
-            topic = self._topics.data_topic(table_id.database, table_id.table)
-            self._topic_cache[table_id] = topic
-        return topic
+        return self._topic_namer.data_topic(table_id)
+
+    def tables_for_topic(self, topic: str) -> list[TableId]:
+        return self._topic_namer.tables_for(topic)
 
     # ---------------------------------------------------------------- filters
     def wants_table(self, table_id: TableId) -> bool:
