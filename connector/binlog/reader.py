@@ -136,9 +136,8 @@ class ConnectionParams:
         failures a reconnect may heal."""
         refused = handshake_failure(exc, self.host, self.port, self.tls.mode)
         if refused is None and isinstance(exc, pymysql.err.OperationalError) and exc.args and exc.args[0] in (1045, 1698):
-            refused = ServerSetupError(
-                f"cannot log in to {self.host}:{self.port} as {self.user!r}: {exc.args[1]}; "
-                f"check database.user/database.password{login_hint(self.tls.mode)}")
+            refused = ServerSetupError(f"cannot log in to {self.host}:{self.port} as {self.user!r}: {exc.args[1]}",
+                                       fix=f"check database.user/database.password{login_hint(self.tls.mode)}")
         return refused
 
 

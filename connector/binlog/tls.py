@@ -147,7 +147,7 @@ def handshake_failure(exc: BaseException, host: str, port: int, mode: Mode) -> T
         fix = "check the server's TLS setup and database.ssl.keystore (the client certificate), if it asks for one"
     else:
         fix = _FIXES[mode]
-    return TlsHandshakeError(f"TLS to {host}:{port} refused with database.ssl.mode={mode.value}: {reason}; {fix}")
+    return TlsHandshakeError(f"TLS to {host}:{port} refused with database.ssl.mode={mode.value}: {reason}", fix=fix)
 
 
 def login_hint(mode: Mode) -> str:

@@ -86,8 +86,9 @@ def build_producer_config(overrides: Mapping[str, str]) -> dict[str, str]:
     if "bootstrap.servers" not in config:
         problems.append("bootstrap.servers is required")
     if problems:
-        error = KafkaConfigError("invalid producer configuration: " + "; ".join(problems))
-        error.problems = problems
+        error = KafkaConfigError("invalid producer configuration: " + "; ".join(problems),
+                                 fix="correct or remove the debezium.sink.kafka.producer.* properties named")
+        error.problems = problems  # one by one, for `binlog-cdc validate`
         raise error
     return config
 
@@ -103,5 +104,5 @@ def producer_config_problems(overrides: Mapping[str, str]) -> list[str]:
     try:
         build_producer_config(overrides)
     except KafkaConfigError as exc:
-        return list(exc.problems) or [str(exc)]
+        return list(getattr(exc, "problems", None) or [str(exc)])
     return []
