@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from connector.config import modes
+from connector.config.families import ColumnMapperSettings, column_mappers, select_overrides
 from connector.config.fields import BY_NAME, FIELDS
 from connector.config.secret import Secret
 from connector.errors import ConfigError
@@ -23,13 +24,41 @@ OFFSETS_MEMORY = "org.apache.kafka.connect.storage.MemoryOffsetBackingStore"
 
 
 @dataclass(frozen=True)
+class DatabaseSslSettings:
+    """`database.ssl.*`: the mode, Debezium's stores, and PEM files as the alternative (binlog/tls.py)."""
+
+    mode: modes.SecureConnectionMode = modes.SecureConnectionMode.PREFERRED
+    truststore: str | None = None
+    truststore_password: Secret = Secret("")
+    keystore: str | None = None
+    keystore_password: Secret = Secret("")
+    ca: str | None = None
+    cert: str | None = None
+    key: str | None = None
+
+    def problems(self) -> list[str]:
+        out = []
+        verify = self.mode in (modes.SecureConnectionMode.VERIFY_CA, modes.SecureConnectionMode.VERIFY_IDENTITY)
+        if verify and not (self.truststore or self.ca):
+            out.append(f"database.ssl.mode={self.mode.value} needs the CA that signed the server's certificate: set "
+                       f"database.ssl.truststore (JKS/PKCS#12, with database.ssl.truststore.password) or "
+                       f"database.ssl.ca (PEM)")
+        for ours, theirs in (("database.ssl.ca", "database.ssl.truststore"), ("database.ssl.cert", "database.ssl.keystore")):
+            if getattr(self, ours.rsplit(".", 1)[1]) and getattr(self, theirs.rsplit(".", 1)[1]):
+                out.append(f"{ours} and {theirs} cannot both be set; keep one of them")
+        if self.key and not self.cert:
+            out.append("database.ssl.key needs database.ssl.cert (the certificate of that key)")
+        return out
+
+
+@dataclass(frozen=True)
 class DatabaseSettings:
     hostname: str
     port: int
     user: str
     password: Secret
     server_id: int
-    ssl_mode: modes.SecureConnectionMode
+    ssl: DatabaseSslSettings
     connect_timeout_ms: int
     keep_alive: bool
     initial_statements: tuple[str, ...]
@@ -44,6 +73,15 @@ class FilterSettings:
     column_include: tuple[str, ...] = ()
     column_exclude: tuple[str, ...] = ()
     ignore_builtin: bool = True
+
+
+@dataclass(frozen=True)
+class GtidSourceSettings:
+    """`gtid.source.includes` / `gtid.source.excludes` (anchored regexes) and `gtid.source.filter.dml.events`."""
+
+    includes: tuple[str, ...] = ()
+    excludes: tuple[str, ...] = ()
+    filter_dml: bool = True
 
 
 @dataclass(frozen=True)
@@ -71,6 +109,7 @@ class EventSettings:
     inconsistent_schema_handling_mode: modes.InconsistentSchemaHandlingMode = modes.InconsistentSchemaHandlingMode.FAIL
     column_propagate_source_type: tuple[str, ...] = ()
     datatype_propagate_source_type: tuple[str, ...] = ()
+    column_mappers: tuple[ColumnMapperSettings, ...] = ()  # in property order
 
 
 @dataclass(frozen=True)
@@ -113,6 +152,7 @@ class SnapshotSettings:
     fetch_size: int | None = None
     min_row_count_to_stream_results: int = 1000
     include_collection_list: tuple[str, ...] = ()
+    # db.table -> SELECT, for the tables listed in snapshot.select.statement.overrides
     select_overrides: dict[str, str] = field(default_factory=dict)
     delay_ms: int = 0
     max_threads: int = 1
@@ -186,10 +226,17 @@ class Settings:
     max_queue_size_in_bytes: int
     errors_max_retries: int
     message_key_columns: str | None
-    raw: dict[str, str] = field(repr=False, default_factory=dict)
+    gtid_source: GtidSourceSettings = field(default_factory=GtidSourceSettings)
+    # connector.class: with Debezium's MariaDbConnector, offsets carry MariaDB GTID positions
+    connector_class: str = "io.debezium.connector.mysql.MySqlConnector"
     metrics_port: int = 0
     metrics_host: str = "0.0.0.0"
     purge_check_interval_ms: int = 300000
+
+    @property
+    def mariadb_connector(self) -> bool:
+        """connector.class is Debezium's MariaDB connector (offsets carry `gtids` as `domain-server-seq`)."""
+        return self.connector_class.endswith("MariaDbConnector")
 
     @property
     def partition_key(self) -> list[Any]:
@@ -228,11 +275,21 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         user=r.get("database.user") or "",
         password=Secret(password),
         server_id=r.get("database.server.id") or 0,
-        ssl_mode=r.get("database.ssl.mode"),
+        ssl=DatabaseSslSettings(
+            mode=r.get("database.ssl.mode"),
+            truststore=r.get("database.ssl.truststore"),
+            truststore_password=Secret(raw.get("database.ssl.truststore.password") or ""),
+            keystore=r.get("database.ssl.keystore"),
+            keystore_password=Secret(raw.get("database.ssl.keystore.password") or ""),
+            ca=r.get("database.ssl.ca"),
+            cert=r.get("database.ssl.cert"),
+            key=r.get("database.ssl.key"),
+        ),
         connect_timeout_ms=r.get("connect.timeout.ms"),
         keep_alive=r.get("connect.keep.alive"),
         initial_statements=tuple(s.strip() for s in (raw.get("database.initial.statements") or "").split(";") if s.strip()),
     )
+    r.problems.extend(database.ssl.problems())
     filters = FilterSettings(
         database_include=r.get("database.include.list") or (),
         database_exclude=r.get("database.exclude.list") or (),
@@ -267,6 +324,7 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         inconsistent_schema_handling_mode=r.get("inconsistent.schema.handling.mode"),
         column_propagate_source_type=r.get("column.propagate.source.type") or (),
         datatype_propagate_source_type=r.get("datatype.propagate.source.type") or (),
+        column_mappers=column_mappers(raw, r.problems),
     )
     topics = TopicSettings(
         prefix=prefix,
@@ -275,8 +333,7 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         heartbeat_prefix=r.get("topic.heartbeat.prefix"),
         heartbeat_name=r.get("topic.heartbeat.name"),
     )
-    overrides = {k[len("snapshot.select.statement.overrides."):]: v for k, v in raw.items()
-                 if k.startswith("snapshot.select.statement.overrides.")}
+    overrides = select_overrides(raw, r.problems)
     snapshot = SnapshotSettings(
         mode=r.get("snapshot.mode"),
         locking_mode=r.get("snapshot.locking.mode"),
@@ -287,7 +344,7 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         select_overrides=overrides,
         delay_ms=r.get("snapshot.delay.ms"),
         max_threads=r.get("snapshot.max.threads"),
-        tables_order_by_row_count=r.get("snapshot.tables.order.by.row.count") or "disabled",
+        tables_order_by_row_count=(r.get("snapshot.tables.order.by.row.count") or "disabled").strip().lower(),
         resume_enabled=r.get("snapshot.resume.enabled"),
         configuration_based=ConfigurationBasedSettings(
             **{attr: r.get(f"snapshot.mode.configuration.based.{attr.replace('_', '.')}")
@@ -349,7 +406,12 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         max_queue_size_in_bytes=r.get("max.queue.size.in.bytes"),
         errors_max_retries=r.get("errors.max.retries"),
         message_key_columns=r.get("message.key.columns"),
-        raw=dict(raw),
+        gtid_source=GtidSourceSettings(
+            includes=r.get("gtid.source.includes") or (),
+            excludes=r.get("gtid.source.excludes") or (),
+            filter_dml=bool(r.get("gtid.source.filter.dml.events")),
+        ),
+        connector_class=r.get("connector.class") or BY_NAME["connector.class"].default,
         metrics_port=r.get("metrics.port"),
         metrics_host=r.get("metrics.host"),
         purge_check_interval_ms=r.get("binlog.purge.check.interval.ms"),
