@@ -32,6 +32,9 @@ class PauseGate:
         self._cond = threading.Condition()
         self._requested = False
         self._paused_at: SourceOffset | None = None
+        # Bumped by every resume: a parked loop leaves on the bump even if a new pause was asked for meanwhile
+        # (then it parks again at its next boundary, not at the same place).
+        self._resumes = 0
 
     # ------------------------------------------------------------ coordinator side
     def request(self) -> None:
@@ -48,6 +51,7 @@ class PauseGate:
         with self._cond:
             self._requested = False
             self._paused_at = None
+            self._resumes += 1
             self._cond.notify_all()
 
     # ------------------------------------------------------------ streaming side
@@ -60,6 +64,7 @@ class PauseGate:
         with self._cond:
             self._paused_at = at
             self._cond.notify_all()
-            while self._requested and not token.requested:
+            resumes = self._resumes
+            while self._resumes == resumes and not token.requested:
                 # The token has no condition of its own to wait on with ours: re-check it at each wake-up.
                 self._cond.wait(poll_s)
