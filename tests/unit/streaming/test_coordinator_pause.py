@@ -7,6 +7,7 @@ from typing import Iterable
 
 from connector.binlog.position import SourceOffset
 from connector.binlog.reader import PositionedEvent
+from connector.config.modes import SnapshotMode
 from connector.coordinator import Coordinator
 from connector.offsets.memory_store import MemoryOffsetStore
 from connector.shutdown import ShutdownToken
@@ -14,7 +15,6 @@ from connector.streaming.loop import EventReader, StreamingLoop
 from connector.streaming.pause import PauseGate
 from schema_history.stores.memory import MemoryHistoryStore
 from snapshot.modes import policy_for
-from connector.config.modes import SnapshotMode
 from snapshot.resume import ResumePoint
 from tests.unit.streaming.scripted import Binlog, Pipeline, heartbeats, settings
 
@@ -149,3 +149,23 @@ def test_a_pause_waits_for_the_end_of_the_transaction() -> None:
         token.request()
         thread.join(10)
     assert not thread.is_alive()
+
+
+def test_a_task_beside_streaming_hands_its_failure_to_the_main_loop() -> None:
+    token = ShutdownToken()
+    pipeline = Pipeline(settings(), MemoryHistoryStore(), MemoryOffsetStore())
+    server = ScriptedServer(pipeline, Binlog().ddl(CREATE), token)
+    coordinator = Coordinator(policy_for(SnapshotMode.INITIAL), None, server, server, server, token)
+
+    def failing() -> None:
+        raise RuntimeError("chunk query failed")
+
+    coordinator.run_beside_streaming("adhoc-snapshot", failing).join(10)
+    try:
+        coordinator.check_side_tasks()
+    except RuntimeError as exc:
+        assert str(exc) == "chunk query failed"
+    else:
+        raise AssertionError("the failure was not handed over")
+    ok = coordinator.run_beside_streaming("adhoc-snapshot-2", lambda: None)
+    ok.join(10)
