@@ -44,10 +44,15 @@ from connector.ops.status import StatusFile
 from connector.schema.live import LiveSchema
 from connector.schema.tracker import build_schema_tracker
 from connector.shutdown import ShutdownToken
+from connector.offsets.parts import IncrementalSnapshotSlot
+from connector.signals.processor import SignalingEmitter
+from connector.streaming.handler import ChangeEmitter, StreamingState
 from connector.streaming.loop import EventReader
 from connector.streaming.source import BinlogStreamingSource
 from schema_history.model import TableId
 from snapshot.initial import InitialSnapshot, SnapshotOptions, SnapshotSource, SnapshotStart
+from snapshot.incremental.context import IncrementalContext
+from snapshot.incremental.source import IncrementalSnapshot
 from snapshot.metrics import SnapshotMetrics
 from snapshot.modes import SnapshotPolicy, policy_for
 from snapshot.plan import SnapshotQueries
@@ -195,7 +200,8 @@ class Daemon:
                                           on_start=self._snapshot_started)
         streaming = BinlogStreamingSource(s, params, info, dispatcher, self.stats, self.token,
                                           housekeeping=self._housekeeping,
-                                          committed=lambda: committer.last_committed, on_reader=self._reader_open)
+                                          committed=lambda: committer.last_committed, on_reader=self._reader_open,
+                                          signals=signal_emitter(s, params, dispatcher))
         coordinator = Coordinator(self.policy, stored, ServerStart(s, info, ctl, schema, live, table_filter),
                                   snapshots, streaming, self.token, resume_enabled=s.snapshot.resume_enabled,
                                   after_snapshot=self._flush_and_commit)
@@ -268,6 +274,39 @@ class Daemon:
             "committed_offset": self._committer.last_committed,
             "snapshot": self.snapshot_metrics.as_dict(),
         }, force=force)
+
+
+def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dispatcher
+                   ) -> Callable[[StreamingState, ChangeEmitter], ChangeEmitter] | None:
+    """The source signal channel and incremental snapshots around the dispatcher, when a signal table is set."""
+    sig = settings.signals
+    if sig.data_collection is None or "source" not in sig.channels:
+        return None
+    signal_table = TableId.parse_identifier(sig.data_collection)
+    conv = pymysql_conversions()
+
+    def connect() -> pymysql.connections.Connection:
+        kwargs = params.pymysql_kwargs()
+        # In the signal table's database, as Debezium's connection is after its snapshot's `USE`: MySQL logs
+        # the session's database in each watermark transaction's BEGIN, so binlog positions match Debezium's.
+        kwargs.update(conv=conv, autocommit=False, init_command="SET time_zone='+00:00'",
+                      database=signal_table.database)
+        return pymysql.connect(**kwargs)
+
+    def wrap(state: StreamingState, inner: ChangeEmitter) -> ChangeEmitter:
+        slot = next((p for p in state.parts if isinstance(p, IncrementalSnapshotSlot)), None)
+        context = IncrementalContext.load(dict(slot.values)) if slot is not None else None
+        engine = IncrementalSnapshot(connect, signal_table, dispatcher.schema, dispatcher, sig.chunk_size, context,
+                                     read_only=sig.read_only)
+        emitter = SignalingEmitter(inner, state, signal_table, engine)
+        engine.connect()  # at start, as Debezium's connection (thread ids come in the same order)
+        if engine.context.running:
+            # As Debezium's init: a snapshot the stored offset says is running continues with its next chunk.
+            log.info("incremental snapshot in progress: reading its next chunk")
+            engine.read_chunk()
+        return emitter
+
+    return wrap
 
 
 class InitialSnapshotSource:

@@ -73,6 +73,7 @@ PartLoader = Callable[[Mapping[str, Any]], "OffsetPart | None"]
 # The parts every stored offset may hold besides the position, snapshot marker and transaction.
 DEFAULT_PART_LOADERS: tuple[PartLoader, ...] = (IncrementalSnapshotSlot.load,)
 P = TypeVar("P")
+INCREMENTAL = "INCREMENTAL"  # the `snapshot` offset value of an incremental snapshot's records
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,10 @@ class SourceOffset:
         key = "_map_tx" if include_transaction else "_map"
         cached = self.__dict__.get(key)
         if cached is None:
-            transaction = self.transaction if include_transaction and not self.snapshot else None
+            # An incremental snapshot's rows are streaming records (BinlogOffsetContext.getOffset: only a
+            # blocking/initial snapshot drops the transaction keys).
+            in_snapshot = self.snapshot is not None and self.snapshot != INCREMENTAL
+            transaction = self.transaction if include_transaction and not in_snapshot else None
             marker = SnapshotMarker(self.snapshot) if self.snapshot else None
             cached = compose_offset(self, marker, transaction)
             self.__dict__[key] = cached
@@ -169,7 +173,8 @@ class SourceOffset:
 
     @property
     def snapshot_in_progress(self) -> bool:
-        return self.snapshot is not None
+        """An initial or blocking snapshot did not complete (an incremental one resumes while streaming)."""
+        return self.snapshot is not None and self.snapshot != INCREMENTAL
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from connector.binlog.reader import BinlogReader, ConnectionParams
 from connector.config.settings import Settings
 from connector.dispatch.dispatcher import Dispatcher
 from connector.ops.metrics import StreamingStats
-from connector.streaming.handler import ResumePoint, StreamingHandler, StreamingState
+from connector.streaming.handler import ChangeEmitter, ResumePoint, StreamingHandler, StreamingState
 from connector.streaming.heartbeat import ActionQuery, Heartbeat
 from connector.streaming.loop import EventReader, StreamingLoop
 from connector.streaming.pause import PauseGate, StopSignal
@@ -46,10 +46,13 @@ class BinlogStreamingSource:
     def __init__(self, settings: Settings, params: ConnectionParams, info: dbconn.ServerInfo,
                  dispatcher: Dispatcher, stats: StreamingStats, token: StopSignal, *,
                  housekeeping: Callable[[], None], committed: Callable[[], object],
-                 on_reader: Callable[[EventReader | None], None]) -> None:
+                 on_reader: Callable[[EventReader | None], None],
+                 signals: Callable[[StreamingState, ChangeEmitter], ChangeEmitter] | None = None) -> None:
         self._s, self._params, self._info = settings, params, info
         self._dispatcher, self._stats, self._token = dispatcher, stats, token
         self._housekeeping, self._committed, self._on_reader = housekeeping, committed, on_reader
+        # Wraps the dispatcher with the signal channel and the incremental snapshot (connector/signals/).
+        self._signals = signals
         self._gtid_filter = GtidSourceFilter.from_settings(settings.gtid_source)
 
     def stream(self, offset: SourceOffset, gate: PauseGate) -> None:
@@ -63,7 +66,10 @@ class BinlogStreamingSource:
         if tracks_mariadb_gtids(s, info):
             done = MariaGtidPosition.parse(offset.gtids or self._mariadb_gtids_at(offset.position()))
         state = streaming_state(offset, done)
-        handler = StreamingHandler(state, self._dispatcher, use_gtids=use_gtids, is_mariadb=info.is_mariadb,
+        emitter: ChangeEmitter = self._dispatcher
+        if self._signals is not None:
+            emitter = self._signals(state, emitter)
+        handler = StreamingHandler(state, emitter, use_gtids=use_gtids, is_mariadb=info.is_mariadb,
                                    provide_transaction_metadata=s.events.provide_transaction_metadata,
                                    gtid_filter=self._gtid_filter, include_query=s.events.include_query)
         heartbeat = self._heartbeat()
