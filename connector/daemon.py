@@ -22,14 +22,16 @@ from connector.config.loaders import LoadedConfig
 from connector.config.modes import SnapshotMode
 from connector.config.settings import OFFSETS_FILE, OFFSETS_KAFKA, Settings
 from connector.converters.base import ValueSettings
-from connector.converters.mappers import column_mappers_from_properties, mapper_lookup
+from connector.converters.mappers import column_mapper_rules, mapper_lookup
+from connector.converters.registry import unusable_column
 from connector.converters.snapshot_conv import allow_binary_vectors, pymysql_conversions
 from connector.coordinator import Coordinator
 from connector.dispatch.dispatcher import Dispatcher
 from connector.dispatch.filters import ColumnFilter, TableFilter
-from connector.errors import ServerSetupError, TerminalError
+from connector.errors import ServerSetupError, Where
 from connector.events.table_schema import TableSchemaBuilder, message_key_columns, source_type_propagation
 from connector.kafka.ack_poller import AckPoller
+from connector.kafka.errors import KafkaDeliveryError
 from connector.kafka.writer import KafkaWriter
 from connector.offsets.committer import OffsetCommitter
 from connector.offsets.file_store import FileOffsetStore
@@ -44,7 +46,8 @@ from connector.schema.tracker import build_schema_tracker
 from connector.shutdown import ShutdownToken
 from connector.streaming.loop import EventReader
 from connector.streaming.source import BinlogStreamingSource
-from snapshot.initial import InitialSnapshot
+from schema_history.model import TableId
+from snapshot.initial import InitialSnapshot, SnapshotOptions, SnapshotSource, SnapshotStart
 from snapshot.metrics import SnapshotMetrics
 from snapshot.modes import SnapshotPolicy, policy_for
 from snapshot.plan import SnapshotQueries
@@ -103,7 +106,7 @@ def table_schema_builder(settings: Settings) -> TableSchemaBuilder:
         column_filter=columns.keep if columns.active else None,
         propagate_source_type=source_type_propagation(ev.column_propagate_source_type,
                                                       ev.datatype_propagate_source_type),
-        column_mapper=mapper_lookup(column_mappers_from_properties(settings.raw)),
+        column_mapper=mapper_lookup(column_mapper_rules(settings.events.column_mappers)),
         schema_name_mode=ev.schema_name_adjustment_mode,
         field_name_mode=ev.field_name_adjustment_mode,
     )
@@ -135,6 +138,11 @@ class Daemon:
         self.policy = snapshot_policy(self.settings)
 
     # ---------------------------------------------------------------- wiring
+    def tables_for_topic(self, topic: str) -> list[TableId]:
+        """The captured tables whose records go to `topic` (for errors that name a topic)."""
+        dispatcher = getattr(self, "_dispatcher", None)
+        return dispatcher.tables_for_topic(topic) if dispatcher is not None else []
+
     def run(self) -> int:
         s = self.settings
         for warning in self.loaded.warnings:
@@ -166,7 +174,10 @@ class Daemon:
         live = LiveSchema(lambda: dbconn.connect(params))
         schema.attach_live(live)  # SHOW CREATE TABLE fallback for unparseable table DDL
         tracker = OffsetTracker()
-        dispatcher = Dispatcher(s, schema, table_schema_builder(s), writer, tracker, table_filter)
+        builder = table_schema_builder(s)
+        # a parsed DDL the converters cannot represent falls back instead of failing on its first row
+        schema.attach_table_check(lambda table: unusable_column(table, builder.settings))
+        dispatcher = Dispatcher(s, schema, builder, writer, tracker, table_filter)
         committer: OffsetCommitter | TransactionalCommitter
         if writer.transactional:
             assert isinstance(offsets, KafkaOffsetStore)
@@ -210,8 +221,9 @@ class Daemon:
         if not s.metrics_port:
             return None
         c = dispatcher.counters
+        schema = dispatcher.schema
         collector = StreamingCollector(s.topics.prefix, self.stats, lambda: c.data_events, lambda: c.records_sent,
-                                       lambda: c.records_acked)
+                                       lambda: c.records_acked, lambda: getattr(schema, "ddl_fallbacks", 0))
         return MetricsServer(s.metrics_host, s.metrics_port, build_registry(collector), self.stats).start()
 
     def _snapshot_started(self) -> None:
@@ -285,22 +297,22 @@ class InitialSnapshotSource:
             return pymysql.connect(**kwargs)
 
         ss = self._s.snapshot
-        queries = SnapshotQueries.from_properties(self._s.raw, ss.include_collection_list,
-                                                  ss.tables_order_by_row_count, ss.min_row_count_to_stream_results,
-                                                  ss.fetch_size, self._s.filters.table_include)
+        queries = SnapshotQueries(ss.include_collection_list, ss.select_overrides, ss.tables_order_by_row_count,
+                                  ss.min_row_count_to_stream_results, ss.fetch_size, self._s.filters.table_include)
         dispatcher = self._dispatcher
-        snap = InitialSnapshot(connect, self._filter, _SnapshotEmitter(dispatcher, self._housekeeping),
-                               lock_timeout_ms=ss.lock_timeout_ms, use_gtids=self._info.gtid_mode,
-                               with_data=with_data, recovery_offset=recovery_offset,
-                               should_stop=lambda: self._token.requested, locking_mode=ss.locking_mode,
-                               queries=queries, metrics=self._metrics, resumable=ss.resume_enabled,
-                               resume=resume, resume_offset=resume_offset, max_threads=ss.max_threads)
+        snap = InitialSnapshot(
+            SnapshotSource(connect, self._filter, use_gtids=self._info.gtid_mode),
+            _SnapshotEmitter(dispatcher, self._housekeeping),
+            SnapshotOptions(locking_mode=ss.locking_mode, lock_timeout_ms=ss.lock_timeout_ms, queries=queries,
+                            max_threads=ss.max_threads, resumable=ss.resume_enabled, with_data=with_data),
+            SnapshotStart(resume=resume, resume_offset=resume_offset, recovery_offset=recovery_offset),
+            self._metrics)
         if ss.delay_ms and recovery_offset is None:
             log.info("snapshot.delay.ms: waiting %d ms before the snapshot starts", ss.delay_ms)
             self._token.wait(ss.delay_ms / 1000)
             if self._token.requested:
                 raise InterruptedError("stopped during snapshot.delay.ms")
-        result = snap.run()
+        result = snap.run(should_stop=lambda: self._token.requested)
         dispatcher.end_snapshot(result.offset)
         # With no data (no_data mode, or empty tables) no record may carry the completed offset: record it anyway.
         dispatcher.tracker.observe(result.offset.to_map())
@@ -353,11 +365,18 @@ class _SnapshotEmitter:
 
 
 def run(loaded: LoadedConfig, token: ShutdownToken, status_path: Path | None = None) -> int:
+    """0 after a clean stop; failures propagate to `connector.cli.main`, which maps them to exit codes."""
+    daemon = Daemon(loaded, token, status_path)
     try:
-        return Daemon(loaded, token, status_path).run()
-    except TerminalError as exc:
-        log.error("%s", exc)
-        return 2
+        return daemon.run()
+    except KafkaDeliveryError as exc:
+        # Kafka refused a record (an invalid or forbidden topic, a record too large): name the tables written to
+        # that topic; offsets cover only what was acknowledged, so a restart loses nothing.
+        tables = daemon.tables_for_topic(exc.topic)
+        if tables:
+            exc.where = Where(topic=exc.topic, table=", ".join(t.dotted() for t in tables))
+            exc.fix = "fix the topic (name, ACLs, size limits) or route the table elsewhere, then restart"
+        raise
     except InterruptedError as exc:
         if not token.requested:
             raise

@@ -25,7 +25,7 @@ __all__ = ["ServerStart", "mariadb_connect_state", "tracks_mariadb_gtids"]
 def tracks_mariadb_gtids(settings: Settings, info: dbconn.ServerInfo) -> bool:
     """Offsets carry MariaDB GTID positions (`gtids`, `d-s-n` per domain) as Debezium's MariaDB connector's do.
     Debezium's MySQL connector sees no GTIDs on MariaDB, so with it offsets stay file/pos only."""
-    return info.is_mariadb and str(settings.raw.get("connector.class", "")).endswith("MariaDbConnector")
+    return info.is_mariadb and settings.mariadb_connector
 
 
 def mariadb_connect_state(ctl: pymysql.connections.Connection, position: BinlogPosition, gtids: str) -> str | None:
@@ -47,7 +47,7 @@ class ServerStart:
     def check_available(self, offset: SourceOffset) -> None:
         """A ServerSetupError naming what is missing when `offset` cannot be read again."""
         if self._info.gtid_mode and offset.gtids:
-            dbconn.check_gtids_available(self._ctl, offset.gtids, GtidSourceFilter.from_properties(self._settings.raw))
+            dbconn.check_gtids_available(self._ctl, offset.gtids, GtidSourceFilter.from_settings(self._settings.gtid_source))
         elif tracks_mariadb_gtids(self._settings, self._info) and offset.gtids:
             if mariadb_connect_state(self._ctl, offset.position(), offset.gtids) is not None:
                 dbconn.check_mariadb_gtids_available(self._ctl, offset.gtids)

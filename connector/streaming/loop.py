@@ -17,7 +17,7 @@ from pymysqlreplication.event import XidEvent
 
 from connector.binlog.position import SourceOffset
 from connector.binlog.reader import PositionedEvent
-from connector.errors import RetriableError
+from connector.errors import SchemaRegistryUnavailable, SourceConnectionError, Where
 from connector.ops.metrics import StreamingStats
 from connector.streaming.handler import ResumePoint, StreamingHandler
 from connector.streaming.heartbeat import Heartbeat
@@ -27,8 +27,10 @@ __all__ = ["EventReader", "ReaderFactory", "StreamingLoop", "RETRIABLE"]
 
 log = logging.getLogger(__name__)
 
-# What a reconnect may cure; anything else ends the loop.
-RETRIABLE: tuple[type[BaseException], ...] = (pymysql.err.OperationalError, ConnectionError, OSError, RetriableError)
+# Only what re-reading the binlog can cure: Kafka's retriable errors are not (their records would be skipped as
+# already emitted); the registry is, as the record is built again. Anything else ends the loop.
+RETRIABLE: tuple[type[BaseException], ...] = (pymysql.err.OperationalError, ConnectionError, OSError,
+                                              SourceConnectionError, SchemaRegistryUnavailable)
 
 
 class EventReader(Protocol):
@@ -86,7 +88,11 @@ class StreamingLoop:
                     self._attempts += 1
                     attempts = self._attempts
                     if self._max_retries >= 0 and attempts > self._max_retries:
-                        raise
+                        raise SourceConnectionError(
+                            f"binlog connection lost after {attempts} attempt(s) ({' '.join(str(exc).split())})",
+                            where=Where(reader.file, reader.next_pos),
+                            fix="check that the database server is reachable; errors.max.retries="
+                                f"{self._max_retries} bounds the reconnects (-1: no limit)") from exc
                     delay = min(30.0, 0.5 * 2 ** min(attempts, 6))
                     log.warning("binlog connection lost at %s:%s (%s); reconnecting from %s:%s in %.1f s "
                                 "(attempt %d)", reader.file, reader.next_pos, exc, state.file, state.restart_pos,

@@ -50,7 +50,7 @@ class BinlogStreamingSource:
         self._s, self._params, self._info = settings, params, info
         self._dispatcher, self._stats, self._token = dispatcher, stats, token
         self._housekeeping, self._committed, self._on_reader = housekeeping, committed, on_reader
-        self._gtid_filter = GtidSourceFilter.from_properties(settings.raw)
+        self._gtid_filter = GtidSourceFilter.from_settings(settings.gtid_source)
 
     def stream(self, offset: SourceOffset, gate: PauseGate) -> None:
         s, info = self._s, self._info
