@@ -27,8 +27,8 @@ __all__ = ["EventReader", "ReaderFactory", "StreamingLoop", "RETRIABLE"]
 
 log = logging.getLogger(__name__)
 
-# Only what re-reading the binlog can cure: Kafka's retriable errors are not (their records would be skipped
-# as already emitted); the registry is, as the record is built again. Anything else ends the loop.
+# Only what re-reading the binlog can cure: Kafka's retriable errors are not (their records would be skipped as
+# already emitted); the registry is, as the record is built again. Anything else ends the loop.
 RETRIABLE: tuple[type[BaseException], ...] = (pymysql.err.OperationalError, ConnectionError, OSError,
                                               SourceConnectionError, SchemaRegistryUnavailable)
 
