@@ -289,12 +289,10 @@ def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dis
     conv = pymysql_conversions()
 
     def connect() -> pymysql.connections.Connection:
-        kwargs = params.pymysql_kwargs()
         # In the signal table's database, as Debezium's connection is after its snapshot's `USE`: MySQL logs
         # the session's database in each watermark transaction's BEGIN, so binlog positions match Debezium's.
-        kwargs.update(conv=conv, autocommit=False, init_command="SET time_zone='+00:00'",
-                      database=signal_table.database)
-        return pymysql.connect(**kwargs)
+        return dbconn.connect(params, signal_table.database, autocommit=False, conv=conv,
+                              init_command="SET time_zone='+00:00'")
 
     def wrap(state: StreamingState, inner: ChangeEmitter) -> ChangeEmitter:
         slot = next((p for p in state.parts if isinstance(p, IncrementalSnapshotSlot)), None)

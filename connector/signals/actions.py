@@ -62,29 +62,32 @@ class StopSnapshot:
 
 
 @dataclass(frozen=True)
-class PauseSnapshot:
+class _Signalled:
+    """An action that carries nothing but the signal's id."""
+
     id: str
 
 
-@dataclass(frozen=True)
-class ResumeSnapshot:
-    id: str
+class PauseSnapshot(_Signalled):
+    """pause-snapshot: no new chunk until resume-snapshot."""
+
+
+class ResumeSnapshot(_Signalled):
+    """resume-snapshot: read the next chunk of a paused snapshot."""
+
+
+class OpenWindow(_Signalled):
+    """snapshot-window-open: the incremental snapshot's low watermark, seen in the binlog."""
+
+
+class CloseWindow(_Signalled):
+    """snapshot-window-close: the high watermark; the window's rows go out."""
 
 
 @dataclass(frozen=True)
 class LogMessage:
     id: str
     message: str
-
-
-@dataclass(frozen=True)
-class OpenWindow:
-    id: str
-
-
-@dataclass(frozen=True)
-class CloseWindow:
-    id: str
 
 
 SignalAction = (ExecuteSnapshot | StopSnapshot | PauseSnapshot | ResumeSnapshot | LogMessage | OpenWindow
