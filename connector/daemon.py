@@ -553,10 +553,7 @@ class Daemon:
         if s.heartbeat_action_query:
             action = ActionQuery(s.heartbeat_action_query, lambda: dbconn.connect(params))
         return Heartbeat(s.heartbeat_interval_ms, s.topics.heartbeat_topic(), s.topics.prefix, dispatcher,
-                         key_schemas=s.kafka.key_schemas_enable, value_schemas=s.kafka.value_schemas_enable,
-                         action=action,
-                         serialize=dispatcher.serialize if "avro" in (s.kafka.key_format, s.kafka.value_format)
-                         else None)
+                         action=action)
 
 
 class _SnapshotEmitter:
