@@ -27,6 +27,8 @@ from connector.converters.base import ValueSettings
 from connector.converters.registry import unusable_column
 from connector.converters.snapshot_conv import allow_binary_vectors, pymysql_conversions
 from connector.dispatch.dispatcher import Dispatcher
+from connector.events.records import HeaderFormat
+from connector.transforms import build_chain
 from connector.errors import (SchemaError, SchemaRegistryUnavailable, ServerSetupError, SourceConnectionError,
                               Where)
 from connector.kafka.errors import KafkaDeliveryError
@@ -215,7 +217,9 @@ class Daemon:
         builder = table_schema_builder(s)
         # a parsed DDL the converters cannot represent falls back instead of failing on its first row
         schema.attach_table_check(lambda table: unusable_column(table, builder.settings))
-        dispatcher = Dispatcher(s, schema, builder, writer, tracker, table_filter)
+        # transforms (SMTs) configured as in Debezium, built once; the encoder applies them to every record kind
+        dispatcher = Dispatcher(s, schema, builder, writer, tracker, table_filter,
+                                transforms=build_chain(s.transforms, HeaderFormat(s.kafka.header_format)))
         committer: OffsetCommitter | TransactionalCommitter
         if writer.transactional:
             assert isinstance(offsets, KafkaOffsetStore)
