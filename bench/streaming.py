@@ -93,16 +93,28 @@ def pmr_decode_rate(server: MariaDBServer, start: tuple[str, int], end: tuple[st
     return rows, elapsed
 
 
-def prepare_run(work: Path, server: MariaDBServer, broker: TansuBroker, name: str, root: Path | None) -> Path:
+# `--transforms`: this tree's runs unwrap every change (rewrite-with-tombstone keeps the record count: a delete
+# and its tombstone both stay) and route it to another topic, as a typical Debezium Server chain does.
+TRANSFORMS = {
+    "debezium.transforms": "unwrap,route",
+    "debezium.transforms.unwrap.type": "io.debezium.transforms.ExtractNewRecordState",
+    "debezium.transforms.unwrap.delete.tombstone.handling.mode": "rewrite-with-tombstone",
+    "debezium.transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
+    "debezium.transforms.route.regex": r"(.*)\.bench\.events",
+    "debezium.transforms.route.replacement": "$1.routed",
+}
+
+
+def prepare_run(work: Path, server: MariaDBServer, broker: TansuBroker, name: str, root: Path | None,
+                transforms: bool = False) -> Path:
     """A run's own topics and config; a first start snapshots the (still empty) table, so the stored offset is
     the binlog position before the load. Returns the run directory."""
     run_dir = work / name
     run_dir.mkdir()
     prefix = f"bench{name}"
-    broker.create_topics([f"{prefix}.bench.events", prefix])
-    write_properties(run_dir / "application.properties",
-                     connector_properties(run_dir, server, broker, "bench", prefix, server_id=5402,
-                                          flush_interval_ms=1000))
+    broker.create_topics([f"{prefix}.bench.events", prefix, f"{prefix}.routed"])
+    props = connector_properties(run_dir, server, broker, "bench", prefix, server_id=5402, flush_interval_ms=1000)
+    write_properties(run_dir / "application.properties", {**props, **(TRANSFORMS if transforms else {})})
     proc = start_connector(connector_cmd(), run_dir / "application.properties", run_dir, root)
     proc.wait_streaming(120)
     assert proc.stop() == 0, proc.log_tail()
@@ -138,6 +150,9 @@ def main() -> int:
                         help="also stream with the connector of the source tree DIR, alternating with this tree")
     parser.add_argument("--repeat", type=int, default=1, help="runs per connector (the best one is reported)")
     parser.add_argument("--profile", action="store_true", help="run this tree's connector under cProfile")
+    parser.add_argument("--transforms", action="store_true",
+                        help="this tree's connector runs with unwrap + route (ExtractNewRecordState, RegexRouter); "
+                             "with --baseline set to this same tree, the pair compares transforms with a plain run")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-streaming-") as tmp:
         work = Path(tmp)
@@ -145,7 +160,8 @@ def main() -> int:
             server.run_sql("CREATE DATABASE bench;")
             server.run_sql(TABLE + ";")
             trees = {"current": None, **({"baseline": args.baseline} if args.baseline is not None else {})}
-            run_dirs = {(kind, i): prepare_run(work, server, broker, f"{kind[0]}{i}", root)
+            run_dirs = {(kind, i): prepare_run(work, server, broker, f"{kind[0]}{i}", root,
+                                               args.transforms and kind == "current")
                         for i in range(args.repeat) for kind, root in trees.items()}
             start = server.binlog_position()
 

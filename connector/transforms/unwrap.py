@@ -147,10 +147,10 @@ class ExtractNewRecordState:
     def apply(self, record: ConnectRecord) -> ConnectRecord | None:
         tombstone = record.value is None
         plan = self._plans(record.value_schema)
-        headers = record.headers
         if (plan is not None or tombstone) and self._add_headers:
-            headers = [*headers, *self._headers(plan, record.value)]
-            record = replace(record, headers=headers)
+            # Appended to the record's own header list, as Debezium adds them to `record.headers()`: a delete
+            # and its tombstone share one list (connector/dispatch), so the tombstone carries the delete's too.
+            record.headers.extend(self._headers(plan, record.value))
         if tombstone:
             return record if self._mode is DeleteHandling.REWRITE_WITH_TOMBSTONE else None
         if plan is None:
@@ -207,8 +207,9 @@ class ExtractNewRecordState:
         return replace(record, value_schema=self._with_extras(schema, op, plan), value=row)
 
     def _headers(self, plan: _Plan | None, value: Any) -> list[tuple[str, bytes | None]]:
-        if plan is None:  # a tombstone: only `op`, as "d"
-            return [(ref.new_field, self._codec.encode(_STRING, "d")) for ref in self._add_headers if ref.field == "op"]
+        if plan is None:  # a tombstone: only `op`, as "d" (ConnectHeaders.addString: a required string)
+            return [(ref.new_field, self._codec.encode(_STRING, "d"))
+                    for ref in self._add_headers if ref.field == "op"]
         out = []
         for ref, parent, i, schema in plan.headers:
             host = value if parent is None else value[parent]
