@@ -20,6 +20,7 @@ from connector.binlog import connection as dbconn
 from connector.binlog.gtid import GtidSet, GtidSourceFilter, MariaGtidPosition
 from connector.binlog.position import BinlogPosition, SourceOffset
 from connector.binlog.reader import BinlogReader, ConnectionParams
+from connector.binlog.tls import database_tls
 from connector.config.loaders import LoadedConfig
 from connector.config.modes import SnapshotMode
 from connector.config.settings import OFFSETS_FILE, OFFSETS_KAFKA, Settings
@@ -66,8 +67,10 @@ def snapshot_policy(settings: Settings) -> SnapshotPolicy:
 
 
 def connection_params(settings: Settings) -> ConnectionParams:
+    """Credentials and TLS of every database connection; a ConfigError when a TLS store cannot be read."""
     db = settings.database
-    return ConnectionParams(db.hostname, db.port, db.user, db.password.reveal(), db.connect_timeout_ms / 1000)
+    return ConnectionParams(db.hostname, db.port, db.user, db.password.reveal(), db.connect_timeout_ms / 1000,
+                            database_tls(db.ssl))
 
 
 def make_offset_store(settings: Settings, data_writer: KafkaWriter | None = None) -> OffsetStore:
@@ -416,9 +419,7 @@ class Daemon:
         allow_binary_vectors()
 
         def connect() -> pymysql.connections.Connection:
-            kwargs = params.pymysql_kwargs()
-            kwargs.update(conv=conv, autocommit=False, init_command="SET time_zone='+00:00'")
-            return pymysql.connect(**kwargs)
+            return dbconn.connect(params, autocommit=False, conv=conv, init_command="SET time_zone='+00:00'")
 
         ss = self.settings.snapshot
         queries = SnapshotQueries(ss.include_collection_list, ss.select_overrides, ss.tables_order_by_row_count,

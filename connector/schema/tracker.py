@@ -12,7 +12,7 @@ from typing import Any, Callable
 from connector.config.settings import HISTORY_FILE, HISTORY_KAFKA, Settings
 from connector.errors import SchemaError, Where
 from connector.dispatch.filters import TableFilter
-from connector.kafka.writer import connection_config
+from connector.kafka.writer import build_producer_config, connection_config
 from connector.schema.live import LiveSchema, shape_ddl_table
 from schema_history.changes import SchemaChange
 from schema_history.ddl.filters import DEFAULT_DDL_FILTER
@@ -35,7 +35,8 @@ def make_history_store(settings: Settings) -> SchemaHistoryStore:
         return FileHistoryStore(h.file_filename)
     if h.store == HISTORY_KAFKA:
         assert h.kafka_topic and h.kafka_bootstrap_servers
-        connection = connection_config(settings.kafka.producer)
+        # The translated config: Java security properties (JAAS, JKS stores) become librdkafka's.
+        connection = connection_config(build_producer_config(settings.kafka.producer))
         connection.pop("bootstrap.servers", None)
         connection.pop("client.id", None)
         return KafkaHistoryStore.for_connector(
