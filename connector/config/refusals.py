@@ -27,8 +27,6 @@ class Refusal:
 
 _SIGNALS = ("signals (ad hoc and incremental snapshots through a signal table, Kafka topic or file) are not "
             "implemented yet; remove it (to re-read tables, restart with snapshot.mode=when_needed or always)")
-_JAVA_TLS = ("Java key/trust stores are not read; binlog-cdc connects with database.ssl.mode and the system's "
-             "CA store: remove it")
 
 REFUSALS: tuple[Refusal, ...] = (
     Refusal(r"converters(\..+)?", "custom converters (TinyIntOneToBooleanConverter, JdbcSinkDataTypesConverter, "
@@ -51,7 +49,6 @@ REFUSALS: tuple[Refusal, ...] = (
     Refusal(r"database\.jdbc\.driver", "binlog-cdc does not use JDBC; remove it",
             ("com.mysql.cj.jdbc.driver", "org.mariadb.jdbc.driver")),
     Refusal(r"database\.protocol", "binlog-cdc does not use JDBC; remove it", ("jdbc:mysql", "jdbc:mariadb")),
-    Refusal(r"database\.ssl\.(keystore|truststore)(\.password)?", _JAVA_TLS),
     Refusal(r"ddl\.parser\.type", "binlog-cdc has its own DDL parser; remove it", ("default", "antlr")),
     Refusal(r"event\.converting\.failure\.handling\.mode", "only Debezium's default (warn) exists here; remove it",
             ("warn",)),
