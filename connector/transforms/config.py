@@ -59,40 +59,41 @@ def _options(prefix: str, raw: Mapping[str, str], kind: Kind, cls: str, generic:
     return None if bad else out
 
 
+def _checked(family: str, name: str, raw: Mapping[str, str], implemented: Mapping[str, Kind],
+             refused: Mapping[str, str], generic: tuple[str, ...], codec: HeaderCodec,
+             problems: list[str]) -> tuple[str, dict[str, str]] | None:
+    """`<family>.<name>.type` resolved and its options checked (and built once): (catalog key, options)."""
+    prefix = f"{family}.{name}."
+    cls = raw.get(prefix + "type")
+    if not cls:
+        problems.append(f"{prefix}type is required ({family} lists {name})")
+        return None
+    try:
+        key = _resolve(family[:-1], prefix + "type", cls.strip(), implemented, refused)
+    except ValueError as exc:
+        problems.append(str(exc))
+        return None
+    assert key is not None
+    options = _options(prefix, raw, implemented[key], key, generic, problems)
+    if options is None or not _built(implemented[key], options, codec, prefix, problems):
+        return None
+    return key, options
+
+
 def transform_settings(raw: Mapping[str, str], header_format: str, problems: list[str]) -> TransformSettings:
     """Every `transforms.*`/`predicates.*` property checked; problems are appended, one per property."""
     codec = HeaderCodec(HeaderFormat(header_format))
     predicates: list[PredicateSpec] = []
     for name in _names(raw, "predicates"):
-        prefix = f"predicates.{name}."
-        cls = raw.get(prefix + "type")
-        if not cls:
-            problems.append(f"{prefix}type is required (predicates lists {name})")
-            continue
-        try:
-            key = _resolve("predicate", prefix + "type", cls.strip(), PREDICATES, REFUSED_PREDICATES)
-        except ValueError as exc:
-            problems.append(str(exc))
-            continue
-        assert key is not None
-        options = _options(prefix, raw, PREDICATES[key], key, (), problems)
-        if options is not None and _built(PREDICATES[key], options, codec, prefix, problems):
-            predicates.append(PredicateSpec(name, key, tuple(options.items())))
-    known_predicates = {p.name for p in predicates} | set(_names(raw, "predicates"))
+        checked = _checked("predicates", name, raw, PREDICATES, REFUSED_PREDICATES, (), codec, problems)
+        if checked is not None:
+            predicates.append(PredicateSpec(name, checked[0], tuple(checked[1].items())))
+    known_predicates = set(_names(raw, "predicates"))
     transforms: list[TransformSpec] = []
     for name in _names(raw, "transforms"):
         prefix = f"transforms.{name}."
-        cls = raw.get(prefix + "type")
-        if not cls:
-            problems.append(f"{prefix}type is required (transforms lists {name})")
-            continue
-        try:
-            key = _resolve("transform", prefix + "type", cls.strip(), TRANSFORMS, REFUSED_TRANSFORMS)
-        except ValueError as exc:
-            problems.append(str(exc))
-            continue
-        assert key is not None
-        options = _options(prefix, raw, TRANSFORMS[key], key, ("predicate", "negate"), problems)
+        checked = _checked("transforms", name, raw, TRANSFORMS, REFUSED_TRANSFORMS, ("predicate", "negate"), codec,
+                           problems)
         predicate = (raw.get(prefix + "predicate") or "").strip() or None
         negate_text = (raw.get(prefix + "negate") or "false").strip().lower()
         if predicate is not None and predicate not in known_predicates:
@@ -102,8 +103,9 @@ def transform_settings(raw: Mapping[str, str], header_format: str, problems: lis
             problems.append(f"{prefix}negate={negate_text!r} must be true or false")
         elif negate_text == "true" and predicate is None:
             problems.append(f"{prefix}negate=true needs {prefix}predicate")
-        if options is not None and _built(TRANSFORMS[key], options, codec, prefix, problems):
-            transforms.append(TransformSpec(name, key, tuple(options.items()), predicate, negate_text == "true"))
+        if checked is not None:
+            transforms.append(TransformSpec(name, checked[0], tuple(checked[1].items()), predicate,
+                                            negate_text == "true"))
     for key in raw:
         if key.startswith("transforms.") and key.split(".")[1] not in _names(raw, "transforms"):
             problems.append(f"{key}: transform {key.split('.')[1]!r} is not listed in transforms=; list it or remove "

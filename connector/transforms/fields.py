@@ -30,6 +30,15 @@ class Side:
     def get(self, record: ConnectRecord) -> tuple[ConnectSchema | None, Any]:
         return (record.key_schema, record.key) if self.key else (record.value_schema, record.value)
 
+    def struct(self, record: ConnectRecord, transform: str) -> tuple[ConnectSchema, Any] | None:
+        """The struct to change, or None for a null key/value (passed unchanged, as Kafka's transforms do)."""
+        schema, value = self.get(record)
+        if value is None:
+            return None
+        if schema is None or schema.type is not Type.STRUCT:
+            raise ValueError(f"{transform} needs a struct {'key' if self.key else 'value'} on topic {record.topic}")
+        return schema, value
+
     def put(self, record: ConnectRecord, schema: ConnectSchema | None, value: Any) -> ConnectRecord:
         if self.key:
             return replace(record, key_schema=schema, key=value)
@@ -70,12 +79,10 @@ class InsertField:
         return copy_basics(schema, (*schema.fields, *extra))
 
     def apply(self, record: ConnectRecord) -> ConnectRecord | None:
-        schema, value = self._side.get(record)
-        if value is None:
+        operand = self._side.struct(record, "InsertField")
+        if operand is None:
             return record
-        if schema is None or schema.type is not Type.STRUCT:
-            raise ValueError(f"InsertField needs a struct {'key' if self._side.key else 'value'} on topic "
-                             f"{record.topic}")
+        schema, value = operand
         row = as_row(schema, value)
         row = with_default_for_null(schema, row) if self._replace_null else list(row)
         if self._topic:
@@ -110,12 +117,10 @@ class ReplaceField:
         return copy_basics(schema, fields), keep
 
     def apply(self, record: ConnectRecord) -> ConnectRecord | None:
-        schema, value = self._side.get(record)
-        if value is None:
+        operand = self._side.struct(record, "ReplaceField")
+        if operand is None:
             return record
-        if schema is None or schema.type is not Type.STRUCT:
-            raise ValueError(f"ReplaceField needs a struct {'key' if self._side.key else 'value'} on topic "
-                             f"{record.topic}")
+        schema, value = operand
         new_schema, keep = self._plans(schema)
         row = as_row(schema, value)
         if self._replace_null:

@@ -12,7 +12,7 @@ from typing import Any, Callable, Generic, Mapping, Sequence, TypeVar
 
 from connector.serde.connect_schema import NO_DEFAULT, ConnectSchema, Field, Type
 
-__all__ = ["PerSchema", "as_row", "copy_basics", "field_index", "optional_copy", "struct_like", "with_default_for_null"]
+__all__ = ["PerSchema", "as_row", "copy_basics", "field_index", "optional_copy", "with_default_for_null"]
 
 T = TypeVar("T")
 
@@ -44,10 +44,6 @@ def as_row(schema: ConnectSchema, value: Any) -> Sequence[Any]:
     if isinstance(value, Mapping):
         return [value.get(f.name) for f in schema.fields]
     return value
-
-
-def struct_like(schema: ConnectSchema | None) -> bool:
-    return schema is not None and schema.type is Type.STRUCT
 
 
 def with_default_for_null(schema: ConnectSchema, row: Sequence[Any]) -> list[Any]:
