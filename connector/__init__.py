@@ -4,10 +4,11 @@ The flow, as the imports run (each arrow is "hands its output to"):
 
     binlog/ ──► streaming/ ──► dispatch/ ──┬─ DDL ──► schema/ ──► schema_history (parser, model, stores)
     (reader,    (event-type    (filters,   │
-     decoder,    handlers,     routing)    └─ rows ─► events/ ──► serde/ ──► kafka/ ── acks ──► offsets/
-     GTIDs)      offsets)                             (table      (Connect    (producer)        (tracker,
-                                                       schemas,    JSON,                         committer,
-    snapshot/ (initial, parallel) ── op=r ──► dispatch/   envelope)   Avro)                        stores)
+     decoder,    handlers,     routing)    └─ rows ─► events/ ──► dispatch/encoder ──► kafka/ ── acks ──► offsets/
+     GTIDs)      offsets)                             (table      (transforms, then   (producer)      (tracker,
+                                                       schemas,    serde/ converters;                  committer,
+    snapshot/ (initial, parallel) ── op=r ──► dispatch/   record     the JSON fast path)                 stores)
+    streaming/heartbeat ──────── heartbeat ──► dispatch/  kinds)
 
     converters/  column type → Connect value, used by events/ per table version
     java/        the JVM's byte-level behaviour (HashMap order, number text, murmur2, serialization)

@@ -28,6 +28,8 @@ from connector.converters.registry import unusable_column
 from connector.converters.snapshot_conv import allow_binary_vectors, pymysql_conversions
 from connector.coordinator import Coordinator
 from connector.dispatch.dispatcher import Dispatcher
+from connector.events.records import HeaderFormat
+from connector.transforms import build_chain
 from connector.dispatch.filters import ColumnFilter, TableFilter
 from connector.errors import ServerSetupError, Where
 from connector.events.table_schema import TableSchemaBuilder, message_key_columns, source_type_propagation
@@ -185,7 +187,9 @@ class Daemon:
         builder = table_schema_builder(s)
         # a parsed DDL the converters cannot represent falls back instead of failing on its first row
         schema.attach_table_check(lambda table: unusable_column(table, builder.settings))
-        dispatcher = Dispatcher(s, schema, builder, writer, tracker, table_filter)
+        # transforms (SMTs) configured as in Debezium, built once; the encoder applies them to every record kind
+        dispatcher = Dispatcher(s, schema, builder, writer, tracker, table_filter,
+                                transforms=build_chain(s.transforms, HeaderFormat(s.kafka.header_format)))
         committer: OffsetCommitter | TransactionalCommitter
         if writer.transactional:
             assert isinstance(offsets, KafkaOffsetStore)

@@ -281,4 +281,7 @@ PATTERN_PROPERTIES: tuple[re.Pattern[str], ...] = (
 
 
 def is_known(name: str) -> bool:
-    return name in BY_NAME or any(p.fullmatch(name) for p in PATTERN_PROPERTIES)
+    """A property binlog-cdc implements or knows to refuse (connector/config/refusals.py); others are unknown."""
+    from connector.config.refusals import is_refused_name  # a leaf module: no cycle, kept out of the field table
+
+    return name in BY_NAME or any(p.fullmatch(name) for p in PATTERN_PROPERTIES) or is_refused_name(name)

@@ -14,6 +14,8 @@ from connector.config.families import ColumnMapperSettings, column_mappers, sele
 from connector.config.fields import BY_NAME, FIELDS
 from connector.config.secret import Secret
 from connector.errors import ConfigError
+from connector.config.refusals import refused_properties
+from connector.config.transform_specs import TransformSettings
 
 HISTORY_KAFKA = "io.debezium.storage.kafka.history.KafkaSchemaHistory"
 HISTORY_FILE = "io.debezium.storage.file.history.FileSchemaHistory"
@@ -240,8 +242,6 @@ def _signal_settings(r: "_Reader") -> SignalSettings:
     if strategy != "insert_insert":
         r.problems.append(f"incremental.snapshot.watermarking.strategy={strategy} refused: only insert_insert "
                           f"is implemented")
-    if r.get("notification.enabled.channels"):
-        r.problems.append("notification.enabled.channels refused: notifications are not implemented yet")
     collection = r.get("signal.data.collection")
     if collection and collection.count(".") != 1:
         r.problems.append(f"signal.data.collection={collection!r}: expected `database.table`")
@@ -274,6 +274,7 @@ class Settings:
     metrics_host: str = "0.0.0.0"
     purge_check_interval_ms: int = 300000
     signals: SignalSettings = field(default_factory=SignalSettings)
+    transforms: TransformSettings = field(default_factory=TransformSettings)
 
     @property
     def mariadb_connector(self) -> bool:
@@ -431,6 +432,13 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
     if connector_class and not connector_class.endswith(("MySqlConnector", "MariaDbConnector")):
         r.problems.append(f"connector.class={connector_class!r}: binlog-cdc implements the MySQL/MariaDB connector only")
 
+    r.problems += refused_properties(raw)
+    # Imported here: checking a chain builds the transforms, which import connector.events (and that imports
+    # this module's TopicSettings).
+    from connector.transforms.config import transform_settings
+
+    transforms = transform_settings(raw, kafka.header_format, r.problems)
+
     settings = Settings(
         name=name,
         topics=topics,
@@ -458,6 +466,7 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         metrics_host=r.get("metrics.host"),
         purge_check_interval_ms=r.get("binlog.purge.check.interval.ms"),
         signals=_signal_settings(r),
+        transforms=transforms,
     )
     if r.problems:
         raise ConfigError(r.problems)

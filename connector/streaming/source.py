@@ -127,8 +127,6 @@ class BinlogStreamingSource:
         action = None
         if s.heartbeat_action_query:
             action = ActionQuery(s.heartbeat_action_query, lambda: dbconn.connect(params))
+        # the dispatcher's encoder applies the run's converters and transforms to heartbeats as to every record
         return Heartbeat(s.heartbeat_interval_ms, s.topics.heartbeat_topic(), s.topics.prefix, dispatcher,
-                         key_schemas=s.kafka.key_schemas_enable, value_schemas=s.kafka.value_schemas_enable,
-                         action=action,
-                         serialize=dispatcher.serialize if "avro" in (s.kafka.key_format, s.kafka.value_format)
-                         else None)
+                         action=action)

@@ -21,6 +21,7 @@ import pytest
 from connector.events.records import HeaderFormat, context_headers, key_header, record_headers
 from schema_history.model import TableId
 from tests.integration.events.replay import Replay
+from tests.support.ports import free_port
 from tests.integration.events.servers import Server, mysql_available, start_mariadb, start_mysql
 from tests.unit.events.golden import REFERENCE, GoldenRecord, source_from, tx_from, value_settings
 
@@ -41,7 +42,8 @@ CASES = {
     "types-mysql-names": (HERE / "types-mysql-names", TYPES, "mysql"),
     "types-mappers": (HERE / "types-mappers", TYPES, "mariadb"),
 }
-PORTS = {"mariadb": 13352, "mysql": 13353}
+# replication server ids of the binlog reads (the servers themselves listen on OS-assigned ports)
+REPLICA_IDS = {"mariadb": 13392, "mysql": 13393}
 
 
 @pytest.fixture(scope="session")
@@ -56,7 +58,7 @@ def _server(servers: dict[str, Server], flavour: str) -> Server:
     if flavour not in servers:
         if flavour == "mysql" and (reason := mysql_available()):
             pytest.skip(reason)
-        servers[flavour] = (start_mariadb if flavour == "mariadb" else start_mysql)(PORTS[flavour])
+        servers[flavour] = (start_mariadb if flavour == "mariadb" else start_mysql)(free_port())
     return servers[flavour]
 
 
@@ -68,7 +70,7 @@ def replay(request: pytest.FixtureRequest, servers: dict[str, Server]) -> Replay
     server = _server(servers, flavour)
     # the binlog is read with python-mysql-replication's stock decoder here (B6 applies)
     settings = replace(value_settings(golden_dir), binlog_negative_time_fraction_complemented=True)
-    return Replay(golden_dir, workload, server, settings, PORTS[flavour] + 40)
+    return Replay(golden_dir, workload, server, settings, REPLICA_IDS[flavour])
 
 
 def _check_value(record: GoldenRecord, value: bytes) -> None:
@@ -169,7 +171,7 @@ def test_vector_snapshot_byte_exact(servers: dict[str, Server]) -> None:
     allow_binary_vectors()
     golden_dir = HERE / "vector-mysql"
     server = _server(servers, "mysql")
-    replay = Replay(golden_dir, WORKLOADS / "vector.sql", server, value_settings(golden_dir), PORTS["mysql"] + 41,
+    replay = Replay(golden_dir, WORKLOADS / "vector.sql", server, value_settings(golden_dir), REPLICA_IDS["mysql"] + 1,
                     read_binlog=False)
     golden = replay.golden_data(snapshot=True)
     assert len(golden) == 2

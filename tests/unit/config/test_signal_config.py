@@ -31,7 +31,7 @@ def test_defaults(tmp_path):
     ("debezium.source.signal.enabled.channels=kafka\n", "kafka refused"),
     ("debezium.source.signal.enabled.channels=file\n", "file refused"),
     ("debezium.source.incremental.snapshot.watermarking.strategy=insert_delete\n", "insert_delete refused"),
-    ("debezium.source.notification.enabled.channels=log\n", "notification.enabled.channels refused"),
+    ("debezium.source.notification.enabled.channels=log\n", "notification.enabled.channels=log: notifications"),
     ("debezium.source.signal.data.collection=debezium_signal\n", "expected `database.table`"),
 ])
 def test_not_implemented_is_refused_by_name(tmp_path, extra, message):
