@@ -22,7 +22,7 @@ from connector.config.modes import Operation
 from connector.config.settings import Settings
 from connector.events.envelope import PlannedEvent, TxBlock, plan_row
 from connector.config.modes import InconsistentSchemaHandlingMode
-from connector.errors import SchemaError
+from connector.errors import SchemaError, Where
 from connector.schema.table_map_check import mismatch
 from connector.dispatch.filters import TableFilter
 from connector.kafka.writer import OutRecord
@@ -33,6 +33,7 @@ from connector.java.hashmap import hashmap_order
 from connector.events.source_info import SnapshotMarker, SourceInfo
 from connector.streaming.handler import EventPositions, EventSource, RowChange
 from connector.events.table_schema import TableSchema, TableSchemaBuilder
+from connector.events.topic_names import TopicNamer
 from schema_history.changes import SchemaChange
 from schema_history.model import Table, TableId
 
@@ -48,7 +49,8 @@ class SchemaTracker(Protocol):
 
     def table(self, table_id: TableId) -> Table | None: ...
 
-    def apply(self, ddl: str, database: str, offset: dict[str, Any], snapshot: bool) -> list[SchemaChange]: ...
+    def apply(self, ddl: str, database: str, offset: dict[str, Any], snapshot: bool,
+              event_at: tuple[str, int] | None = None) -> list[SchemaChange]: ...
 
 
 @dataclass
@@ -145,7 +147,7 @@ class Dispatcher:
         self._checked_maps: set[tuple[int, tuple[int, ...]]] = set()
         self._inconsistent: set[TableId] = set()
         self._held: tuple[SchemaChange, EventSource, int | None, SourceOffset] | None = None
-        self._topic_cache: dict[TableId, str] = {}
+        self._topic_namer = TopicNamer(settings.topics)
 
     # ---------------------------------------------------------------- helpers
     def _source(self, es: EventSource, ts_ns: int | None = None) -> SourceInfo:
@@ -196,11 +198,10 @@ class Dispatcher:
         return built
 
     def _topic(self, table_id: TableId) -> str:
-        topic = self._topic_cache.get(table_id)
-        if topic is None:
-            topic = self._topics.data_topic(table_id.database, table_id.table)
-            self._topic_cache[table_id] = topic
-        return topic
+        return self._topic_namer.data_topic(table_id)
+
+    def tables_for_topic(self, topic: str) -> list[TableId]:
+        return self._topic_namer.tables_for(topic)
 
     # ---------------------------------------------------------------- filters
     def wants_table(self, table_id: TableId) -> bool:
@@ -225,8 +226,11 @@ class Dispatcher:
                    f"{problem}; last DDL applied to this table: {last if last is not None else '(none recorded)'}")
         mode = self._events.inconsistent_schema_handling_mode
         if mode == InconsistentSchemaHandlingMode.FAIL:
-            raise SchemaError(message + ". Fix or restore the schema history (snapshot.mode=recovery rebuilds it), "
-                              "or set inconsistent.schema.handling.mode=warn/skip to skip such rows")
+            raise SchemaError(
+                f"TABLE_MAP does not match the schema history ({problem})", where=Where(file, pos, table_id.dotted()),
+                statement=f"last DDL applied to this table: {last if last is not None else '(none recorded)'}",
+                fix="fix or restore the schema history (snapshot.mode=recovery rebuilds it), or set "
+                    "inconsistent.schema.handling.mode=warn/skip to skip such rows")
         if mode == InconsistentSchemaHandlingMode.WARN:
             log.warning("%s; skipping its rows (inconsistent.schema.handling.mode=warn)", message)
         else:
@@ -241,17 +245,18 @@ class Dispatcher:
         table = self.schema.table(change.table_id)
         if table is None:
             raise SchemaError(
-                f"rows for {change.table_id.dotted()} at {source.file}:{source.pos} but the schema history has no "
-                f"definition for that table; the history does not match the binlog (restore the history topic or "
-                f"run with snapshot.mode=recovery)")
+                "rows for a table the schema history has no definition for",
+                where=Where(source.file, source.pos, change.table_id.dotted()),
+                fix="restore the history topic or run with snapshot.mode=recovery")
         ts = self.table_schema(table)
         expected = len(table.columns)
         for image in (change.before, change.after):
             if image is not None and len(image) != expected:
                 raise SchemaError(
-                    f"row event for {change.table_id.dotted()} at {source.file}:{source.pos} has {len(image)} columns "
-                    f"but the schema history says {expected}; the last DDL applied to this table does not match the "
-                    f"binlog (inconsistent.schema.handling.mode=fail)")
+                    f"row event has {len(image)} columns but the schema history says {expected}",
+                    where=Where(source.file, source.pos, change.table_id.dotted()),
+                    fix="the last DDL applied to this table does not match the binlog: restore the schema history "
+                        "or rebuild it with snapshot.mode=recovery")
         before = ts.convert_binlog_row(change.before) if change.before is not None else None
         after = ts.convert_binlog_row(change.after) if change.after is not None else None
         self._emit_rows(ts, change.op, before, after, source, positions)
@@ -366,7 +371,7 @@ class Dispatcher:
 
     def _apply_ddl(self, ddl: str, database: str, es: EventSource, offset: SourceOffset, snapshot: bool) -> None:
         offset_map = offset.to_map()
-        changes = self.schema.apply(ddl, database, offset_map, snapshot)
+        changes = self.schema.apply(ddl, database, offset_map, snapshot, event_at=(es.file, es.pos))
         if not self._events.include_schema_changes or not changes:
             return
         table = _ddl_source_table(ddl, changes)

@@ -47,6 +47,7 @@ from connector.kafka.errors import (
     KafkaDeliveryError,
     KafkaTransactionAborted,
     KafkaTransactionFatal,
+    KafkaWriterClosed,
     KafkaWriterError,
     KafkaWriterInterrupted,
 )
@@ -109,6 +110,9 @@ _FENCED_CODES = frozenset({
     KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
 })
 
+PRODUCER_FIX = ("correct the producer property named (debezium.sink.kafka.producer.<name>, Java or librdkafka "
+                "spelling; librdkafka may name its own alias, e.g. compression.codec for compression.type)")
+
 # Client errors worth an operator's attention; other transport hiccups are logged at INFO.
 _NOTABLE_CLIENT_ERRORS = frozenset({
     KafkaError._ALL_BROKERS_DOWN, KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FAILED,
@@ -119,7 +123,7 @@ class _ClosedProducer:
     """Stands in for the producer after `close()`, so late calls fail clearly instead of crashing."""
 
     def __getattr__(self, name: str) -> Callable[..., None]:
-        raise KafkaWriterError(f"the Kafka writer is closed (called {name})")
+        raise KafkaWriterClosed(f"the Kafka writer is closed (called {name})")
 
 
 class KafkaWriter:
@@ -169,7 +173,10 @@ class KafkaWriter:
             # librdkafka logs through Python logging instead of writing to stderr.
             self._producer = Producer({**self._config, "error_cb": self._on_client_error, "logger": _LIBRDKAFKA_LOG})
         except (KafkaException, ValueError, TypeError) as exc:
-            raise KafkaConfigError(f"invalid producer configuration: {exc}") from exc
+            error = exc.args[0] if exc.args else exc
+            reason = error.str() if isinstance(error, KafkaError) else str(error)
+            raise KafkaConfigError(f"invalid producer configuration: {reason}",
+                                   fix=PRODUCER_FIX) from exc
 
     @property
     def config(self) -> dict[str, str]:

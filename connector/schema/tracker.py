@@ -10,7 +10,7 @@ import logging
 from typing import Any, Callable
 
 from connector.config.settings import HISTORY_FILE, HISTORY_KAFKA, Settings
-from connector.errors import SchemaError
+from connector.errors import SchemaError, Where
 from connector.dispatch.filters import TableFilter
 from connector.kafka.writer import connection_config
 from connector.schema.live import LiveSchema, shape_ddl_table
@@ -49,7 +49,7 @@ def _gtid_source_predicate(settings: Settings) -> Callable[[str], bool] | None:
     """`gtid.source.includes/excludes` for schema history recovery, or None when every source is followed."""
     from connector.binlog.gtid import GtidSourceFilter
 
-    gtid_filter = GtidSourceFilter.from_properties(settings.raw)
+    gtid_filter = GtidSourceFilter.from_settings(settings.gtid_source)
     return gtid_filter.accepts if gtid_filter.active else None
 
 
@@ -72,10 +72,13 @@ class SchemaTracker:
         ))
         self._store = store
         self._live: LiveSchema | None = None
+        # DDL statements recorded some other way than as parsed (SHOW CREATE TABLE, default dropped): a metric
+        self.ddl_fallbacks = 0
         try:
             self._history.initialize_storage()
         except SchemaHistoryError as exc:
-            raise SchemaError(f"schema history store unusable: {exc}") from None
+            raise SchemaError(f"schema history store unusable: {exc.cause}", where=exc.where, statement=exc.statement,
+                              fix=exc.fix) from None
 
     def table(self, table_id: TableId) -> Table | None:
         return self._history.tables.get(table_id)
@@ -85,27 +88,57 @@ class SchemaTracker:
         self._live = live
         self._history.on_unparseable = self._from_live_table
 
-    def _from_live_table(self, ddl: str, database: str | None, position: Any, exc: Exception
-                         ) -> list[SchemaChange] | None:
+    def attach_table_check(self, check: Callable[[Table], str | None]) -> None:
+        """After each parsed DDL, `check(table)` names what the converters cannot represent (None: fine); such a
+        table falls back to its SHOW CREATE TABLE shape or keeps the column without its default, with a WARNING."""
+        self._history.check_table = check
+        self._history.on_unusable_table = self._on_unusable_table
+
+    def _live_definition(self, table_id: TableId, position: Any, why: str) -> str | None:
+        """The table's SHOW CREATE TABLE, when it can stand in for the statement at `position`: streaming, and
+        no later statement in the binlog names the table (the live definition is then the one right after)."""
         live = self._live
-        table_id = shape_ddl_table(ddl, database)
-        if live is None or table_id is None or position.get("snapshot"):
+        if live is None or position.get("snapshot"):
             return None
         file, pos = str(position.get("file")), int(position.get("pos") or 4)
         later = live.later_ddl_for(table_id, file, pos)
         if later is not None:
-            log.error("DDL at binlog %s:%s cannot be parsed (%s) and a later statement at %s:%s also names %s, so "
-                      "its current definition cannot stand in for it", file, pos, exc, later.file, later.pos,
-                      table_id.dotted())
+            log.info("%s; a later statement at %s:%s also names %s, so its current definition cannot stand in",
+                     why, later.file, later.pos, table_id.dotted())
             return None
-        create_sql = live.show_create(table_id)
-        if create_sql is None:
+        return live.show_create(table_id)
+
+    def _from_live_table(self, ddl: str, database: str | None, position: Any, exc: Exception
+                         ) -> list[SchemaChange] | None:
+        table_id = shape_ddl_table(ddl, database)
+        where = f"DDL at binlog {position.get('file')}:{position.get('pos')}"
+        create_sql = None if table_id is None else self._live_definition(table_id, position, f"{where} cannot be parsed")
+        if table_id is None or create_sql is None:
             return None
         changes = self._history.apply_table_definition(ddl, table_id, create_sql, position)
-        log.warning("DDL at binlog %s:%s cannot be parsed (%s); recorded the shape of %s from SHOW CREATE TABLE "
-                    "instead (no later DDL touches it): %s", file, pos, exc, table_id.dotted(),
-                    " ".join(create_sql.split()))
+        self.ddl_fallbacks += 1
+        log.warning("%s cannot be parsed (%s); recorded the shape of %s from SHOW CREATE TABLE instead (no later "
+                    "DDL touches it): %s", where, exc, table_id.dotted(), " ".join(create_sql.split()))
         return changes
+
+    def _on_unusable_table(self, ddl: str, table_id: TableId, position: Any, problem: str
+                           ) -> list[SchemaChange] | None:
+        where = f"DDL at binlog {position.get('file')}:{position.get('pos')}"
+        statement = " ".join(ddl.split())
+        self.ddl_fallbacks += 1
+        create_sql = self._live_definition(table_id, position, f"{where} leaves {table_id.dotted()} unusable")
+        if create_sql is not None:
+            try:
+                changes = self._history.apply_table_definition(ddl, table_id, create_sql, position)
+            except DdlParseError as exc:
+                log.info("SHOW CREATE TABLE of %s cannot stand in: %s", table_id.dotted(), exc)
+            else:
+                log.warning("%s leaves table %s with %s; recorded its shape from SHOW CREATE TABLE instead (no later "
+                            "DDL names it). Statement: %s", where, table_id.dotted(), problem, statement)
+                return changes
+        log.warning("%s leaves table %s with %s; kept the statement's shape, that column without its default. "
+                    "Statement: %s", where, table_id.dotted(), problem, statement)
+        return None
 
     def last_ddl(self, table_id: TableId) -> str | None:
         """The last statement applied to that table (recorded or recovered), for error messages."""
@@ -126,14 +159,17 @@ class SchemaTracker:
         self._history.recover(offset)
         log.info("schema history recovered: %d table(s)", len(self._history.tables))
 
-    def apply(self, ddl: str, database: str, offset: dict[str, Any], snapshot: bool) -> list[SchemaChange]:
+    def apply(self, ddl: str, database: str, offset: dict[str, Any], snapshot: bool,
+              event_at: tuple[str, int] | None = None) -> list[SchemaChange]:
+        """`event_at`: binlog file and start position of the DDL's event, for errors (the offset's position is
+        where a restart resumes, after it)."""
         try:
             return self._history.apply_ddl(ddl, database or None, offset)
         except DdlParseError as exc:
-            raise SchemaError(
-                f"cannot parse DDL at binlog {offset.get('file')}:{offset.get('pos')}: {exc}. Set "
-                f"schema.history.internal.skip.unparseable.ddl=true to skip such statements (the tables they "
-                f"change may then be decoded with a stale schema)") from None
+            table_id = shape_ddl_table(ddl, database or None)
+            file, pos = event_at if event_at is not None else (offset.get("file"), offset.get("pos"))
+            where = Where(file=file, pos=pos, table=table_id.dotted() if table_id is not None else None)
+            raise SchemaError(f"cannot parse DDL ({exc.reason})", where=where, statement=ddl, fix=exc.fix) from None
 
     def close(self) -> None:
         close = getattr(self._store, "close", None)
