@@ -3,8 +3,9 @@
 Contract of ``apply_changes`` (call it from ``foreachBatch``):
 
 * Order is ``ordering.CHANGE_ORDER``: the binlog position ``(__source_file, __source_pos,
-  __source_row)``, then the Kafka offset. Within a batch only the last change per key is kept; a duplicate delivered twice
-  (at-least-once) has the same position and the same content, so it changes nothing.
+  __source_row)``, then the Kafka offset. Within a batch only the last change per key is
+  kept; a duplicate delivered twice (at-least-once) has the same position and the same
+  content, so it changes nothing.
 * ``op`` c/u/r upsert, ``d`` deletes (or, with ``soft_delete``, upserts the last image with
   ``__deleted = true``), ``t`` empties the table; only changes after it in the batch remain.
 * Targets store the source-position columns and only let a change replace a row whose stored

@@ -68,7 +68,8 @@ def test_guard_in_delta_rs_merge_matches_tuple_order(workdir) -> None:
     import pyarrow as pa
 
     def table(positions: list[tuple | None], value: str) -> pa.Table:
-        return pa.table({"k": list(range(len(positions))), "v": [value] * len(positions), "__op": ["u"] * len(positions),
+        n = len(positions)
+        return pa.table({"k": list(range(n)), "v": [value] * n, "__op": ["u"] * n,
                          "__source_file": [p and p[0] for p in positions],
                          "__source_pos": pa.array([p and p[1] for p in positions], pa.int64()),
                          "__source_row": pa.array([p and p[2] for p in positions], pa.int32())})
