@@ -167,10 +167,12 @@ def _by_topic(seen: Sequence[Seen]) -> dict[tuple[str, int], list[Seen]]:
 
 
 def check_replays(seen: Sequence[Seen], report: Report) -> None:
-    """At-least-once: per topic, each run's duplicates are its first records and repeat the topic's tail."""
+    """At-least-once: per topic, each run's duplicates are its first records and re-read, in order, a stretch
+    of the records written before it that reaches their end unless the run died within it."""
     report.runs = len({s.run for s in seen})
     for (topic, partition), records in _by_topic(seen).items():
-        ids: set[tuple[str, int, str, int]] = set()
+        unique: list[tuple[str, int, str, int]] = []  # records in the order of their first appearance
+        where: dict[tuple[str, int, str, int], int] = {}
         start = 0
         while start < len(records):
             run = records[start].run
@@ -179,22 +181,30 @@ def check_replays(seen: Sequence[Seen], report: Report) -> None:
                 end += 1
             segment = records[start:end]
             prefix = 0
-            while prefix < len(segment) and segment[prefix].replay_id in ids:
+            while prefix < len(segment) and segment[prefix].replay_id in where:
                 prefix += 1
             if prefix:
                 report.replay_windows += 1
                 report.duplicates += prefix
-                tail = [s.replay_id for s in records[start - prefix:start]]
-                if tail != [s.replay_id for s in segment[:prefix]]:
-                    report.fail(f"replay is not the tail: {topic}: run {run[:8]} re-wrote {prefix} records from "
-                                f"offset {segment[0].offset}, not the {prefix} records just before it")
+                first = where[segment[0].replay_id]
+                replayed = [s.replay_id for s in segment[:prefix]]
+                if unique[first:first + prefix] != replayed:
+                    at = next(i for i, (x, y) in enumerate(zip(unique[first:], replayed)) if x != y)
+                    report.fail(f"replay out of order: {topic}: run {run[:8]} re-wrote {prefix} records from offset "
+                                f"{segment[0].offset}; #{at} is {replayed[at]} where the original order has "
+                                f"{unique[first + at]}")
+                elif prefix < len(segment) and first + prefix != len(unique):
+                    report.fail(f"replay skipped records: {topic}: run {run[:8]} re-wrote {prefix} records from "
+                                f"offset {segment[0].offset}, then went on with new ones although "
+                                f"{len(unique) - first - prefix} earlier records followed them")
             for s in segment[prefix:]:
-                if s.replay_id in ids:
+                if s.replay_id in where:
                     report.duplicates += 1
                     report.fail(f"duplicate outside a replay window: {topic} offset {s.offset} (run {run[:8]}) "
                                 f"{s.table} id={s.key} {s.op} ver={s.ver}")
-                ids.add(s.replay_id)
-            ids.update(s.replay_id for s in segment[:prefix])
+                    continue
+                where[s.replay_id] = len(unique)
+                unique.append(s.replay_id)
             start = end
 
 
@@ -233,8 +243,11 @@ def check_exactly_once(seen: Sequence[Seen], views: Sequence[KillView], report: 
                         f"{s.offset} (run {s.run[:8]}) {s.table} id={s.key} {s.op} ver={s.ver} was never re-sent")
 
 
-def check_history(path: Path, database: str, tables: Sequence[str], alters: Sequence[str], report: Report) -> None:
-    """The schema history file: parses, one CREATE per table, the ALTERs in order (replays repeat a position)."""
+def check_history(path: Path, database: str, tables: Sequence[str], alters: Sequence[tuple[int, str]],
+                  streaming_ver: int, report: Report) -> None:
+    """The schema history file: parses, one CREATE per table, the ALTERs run after the snapshot's point in
+    order (those before it are in the snapshot's CREATE; a replayed ALTER repeats its position), and none
+    missing that ran after streaming began (`alters`: (writer version, statement) in the order run)."""
     creates: dict[str, int] = defaultdict(int)
     seen_alters: list[tuple[str, str]] = []
     for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
@@ -256,5 +269,9 @@ def check_history(path: Path, database: str, tables: Sequence[str], alters: Sequ
         if creates[table] != 1:
             report.fail(f"schema history has {creates[table]} CREATE records for {database}.{table}, not 1")
     distinct = list(dict.fromkeys(seen_alters))  # a replayed ALTER repeats its position: counted once
-    if [ddl for ddl, _ in distinct] != list(alters):
-        report.fail(f"schema history ALTERs {[d for d, _ in distinct]} differ from the ones run {list(alters)}")
+    recorded = [ddl for ddl, _ in distinct]
+    ran = [ddl for _, ddl in alters]
+    must = [ddl for ver, ddl in alters if ver >= streaming_ver]
+    if recorded != ran[len(ran) - len(recorded):] or recorded[len(recorded) - len(must):] != must:
+        report.fail(f"schema history ALTERs {recorded} are not the tail of the ones run {ran} (after streaming "
+                    f"began: {must})")

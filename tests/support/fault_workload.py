@@ -71,7 +71,7 @@ class FaultWriter(TransactionWriter):
         super().__init__(server, database, name="fault-writer", seed=seed, pause_s=pause_s)
         self.histories = histories
         self.version = max((h.changes[-1].ver for h in histories.values()), default=0)
-        self.alters: list[str] = []
+        self.alters: list[tuple[int, str]] = []  # (writer version when it ran, statement)
         self.running = threading.Event()
         self.running.set()
         self.idle = threading.Event()  # set while paused between transactions
@@ -99,7 +99,7 @@ class FaultWriter(TransactionWriter):
             column = f"c{len(self.alters) + 1}"
             ddl = f"ALTER TABLE acct ADD COLUMN {column} INT NOT NULL DEFAULT {len(self.alters) + 1}"
             cur.execute(ddl)
-            self.alters.append(ddl)
+            self.alters.append((self.version, ddl))
             return
         pending: list[tuple[tuple[str, int], Change]] = []
         live = {t: list(ids) for t, ids in self._live.items()}
