@@ -207,7 +207,7 @@ class FaultRun:
         if name == "db_restart":
             self.writer.pause()
             restart_in_place(self.server, down_s=self.rng.uniform(0.2, 1.5))
-            self.writer.resume()
+            self.writer.resume(reconnect=True)
         elif name == "dump_kill":
             kill_dump_threads(self.server, self.server.user)
         else:

@@ -85,22 +85,24 @@ class FaultWriter(TransactionWriter):
         if self.is_alive() and not self.idle.wait(timeout):
             raise TimeoutError("the writer did not pause within its transaction")
 
-    def resume(self) -> None:
+    def resume(self, reconnect: bool = False) -> None:
+        if reconnect:
+            self.reconnect_requested.set()
         self.idle.clear()
         self.running.set()
 
-    def transaction(self, cur: Any, rng: random.Random) -> None:
-        while not self.running.is_set():
+    def transaction(self, cur: Any, rng: random.Random) -> bool | None:
+        if not self.running.is_set():
             self.idle.set()
-            if self.stop_requested.wait(0.05):
-                return
+            self.running.wait(0.05)
+            return False  # back to the loop: it reconnects if asked to, then comes here again
         if self._alter_every and self.committed % self._alter_every == self._alter_every - 1 \
                 and len(self.alters) < self._max_alters:
             column = f"c{len(self.alters) + 1}"
             ddl = f"ALTER TABLE acct ADD COLUMN {column} INT NOT NULL DEFAULT {len(self.alters) + 1}"
             cur.execute(ddl)
             self.alters.append((self.version, ddl))
-            return
+            return None
         pending: list[tuple[tuple[str, int], Change]] = []
         live = {t: list(ids) for t, ids in self._live.items()}
         next_id = dict(self._next_id)
@@ -133,6 +135,7 @@ class FaultWriter(TransactionWriter):
         for key, change in pending:
             self.histories.setdefault(key, KeyHistory()).changes.append(change)
         self._live, self._next_id = live, next_id
+        return None
 
     def _last_version(self, key: tuple[str, int], pending: list[tuple[tuple[str, int], Change]]) -> int:
         for k, change in reversed(pending):
