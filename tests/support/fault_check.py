@@ -199,10 +199,11 @@ def check_replays(seen: Sequence[Seen], report: Report) -> None:
                 first = where[segment[0].replay_id]
                 replayed = [s.replay_id for s in segment[:prefix]]
                 if unique[first:first + prefix] != replayed:
-                    at = next(i for i, (x, y) in enumerate(zip(unique[first:], replayed)) if x != y)
+                    original = unique[first:first + prefix]
+                    at = next((i for i, (x, y) in enumerate(zip(original, replayed)) if x != y), len(original))
                     report.fail(f"replay out of order: {topic}: run {run[:8]} re-wrote {prefix} records from offset "
                                 f"{segment[0].offset}; #{at} is {replayed[at]} where the original order has "
-                                f"{unique[first + at]}")
+                                f"{original[at] if at < len(original) else 'nothing more'}")
                 elif prefix < len(segment) and first + prefix != len(unique):
                     report.fail(f"replay skipped records: {topic}: run {run[:8]} re-wrote {prefix} records from "
                                 f"offset {segment[0].offset}, then went on with new ones although "
