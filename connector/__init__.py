@@ -14,6 +14,8 @@ The flow, as the imports run (each arrow is "hands its output to"):
     config/      Debezium properties → typed Settings, parsed once at the edge
     ops/         metrics, /health, status file
 
+The coordinator (`coordinator`) decides how to start (snapshot/start_decision.py), runs the initial
+snapshot, then streaming, and pauses streaming for blocking snapshots.
 The root keeps only the composition root (`daemon`), the coordinator of snapshot and streaming,
 the command line (`cli`), the error tree (`errors`) and shutdown (`shutdown`).
 """
