@@ -17,8 +17,6 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from confluent_kafka import Consumer, KafkaError, TopicPartition
-
 from tests.conformance.config import KAFKA_OFFSETS, write_properties
 from tests.conformance.connector_process import ConnectorProcess
 from tests.conformance.run import default_connector_cmd
@@ -70,32 +68,12 @@ class FaultOutcome:
                 **self.report.summary()}
 
 
-def committed_ends(bootstrap: str, topics: list[str], since: dict[tuple[str, int], int],
-                   timeout: float = 30.0) -> dict[tuple[str, int], int]:
+def committed_ends(bootstrap: str, topics: list[str], since: dict[tuple[str, int], int]) -> dict[tuple[str, int], int]:
     """Next offset after the last record a read_committed consumer sees now, per single-partition topic,
-    reading from `since` (ends found by partition EOF: Tansu's ListOffsets is wrong, infra.md)."""
+    reading on from `since`."""
     ends = {(t, 0): since.get((t, 0), 0) for t in topics}
-    consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "binlog-cdc-fault-view",
-                         "enable.auto.commit": False, "enable.partition.eof": True,
-                         "isolation.level": "read_committed", "auto.offset.reset": "earliest"})
-    try:
-        consumer.assign([TopicPartition(t, p, o) for (t, p), o in ends.items()])
-        pending, deadline = set(ends), time.monotonic() + timeout
-        while pending:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"no partition EOF on {sorted(pending)} within {timeout:.0f} s")
-            msg = consumer.poll(0.2)
-            if msg is None:
-                continue
-            tp = (msg.topic(), msg.partition())
-            if msg.error() is not None:
-                if msg.error().code() != KafkaError._PARTITION_EOF:
-                    raise RuntimeError(f"reading {tp}: {msg.error()}")
-                pending.discard(tp)
-            else:
-                ends[tp] = msg.offset() + 1
-    finally:
-        consumer.close()
+    for r in consume_all(bootstrap, {t: 1 for t in topics}, timeout=30, start=ends):
+        ends[(r.topic, r.partition)] = max(ends[(r.topic, r.partition)], r.offset + 1)
     return ends
 
 
