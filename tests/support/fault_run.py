@@ -50,6 +50,9 @@ class FaultPlan:
     dump_kills: int = 0
     broker_freezes: int = 0
     max_records_between_kills: int = 400
+    # False: no ALTER until streaming began. An ALTER during an interrupted snapshot makes its resume
+    # impossible, so the snapshot starts over instead (another code path)
+    alter_during_snapshot: bool = True
 
 
 @dataclass
@@ -205,6 +208,7 @@ class FaultRun:
         # changes committed after this version are certainly after the snapshot's consistent point
         if self.streaming_ver is None:
             self.streaming_ver = self.writer.version
+            self.writer.allow_alters.set()
 
     # ------------------------------------------------------------------ the run
     def run(self) -> FaultOutcome:
@@ -216,6 +220,8 @@ class FaultRun:
         self._write_config()
         self.writer = FaultWriter(self.server, self.database, histories, seed=plan.seed,
                                   alter_every=plan.alter_every)
+        if not plan.alter_during_snapshot:
+            self.writer.allow_alters.clear()
         self.writer.start()  # before the connector: the snapshot overlaps writes
         try:
             self._start()

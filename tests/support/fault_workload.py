@@ -75,6 +75,8 @@ class FaultWriter(TransactionWriter):
         self.running = threading.Event()
         self.running.set()
         self.idle = threading.Event()  # set while paused between transactions
+        self.allow_alters = threading.Event()  # cleared: no ALTER for now (e.g. not during the snapshot)
+        self.allow_alters.set()
         self._alter_every, self._max_alters = alter_every, max_alters
         self._next_id = {t: 1 + max((i for (tt, i) in histories if tt == t), default=0) for t in TABLES}
         self._live = {t: sorted(i for (tt, i), h in histories.items() if tt == t and h.changes[-1].op != "d")
@@ -97,7 +99,7 @@ class FaultWriter(TransactionWriter):
             self.running.wait(0.05)
             return False  # back to the loop: it reconnects if asked to, then comes here again
         if self._alter_every and self.committed % self._alter_every == self._alter_every - 1 \
-                and len(self.alters) < self._max_alters:
+                and len(self.alters) < self._max_alters and self.allow_alters.is_set():
             column = f"c{len(self.alters) + 1}"
             ddl = f"ALTER TABLE acct ADD COLUMN {column} INT NOT NULL DEFAULT {len(self.alters) + 1}"
             cur.execute(ddl)
