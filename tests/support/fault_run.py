@@ -247,8 +247,10 @@ class FaultRun:
         assert self.streaming_ver is not None
         self._check(histories, self.streaming_ver)
         (self.workdir / "fault_summary.json").write_text(json.dumps(
-            {**self.outcome.summary(), "violations": self.outcome.report.violations[:50],
-             "events": self.outcome.events}, indent=1))
+            {**self.outcome.summary(), "violations": self.outcome.report.violations,
+             "events": self.outcome.events,
+             "kill_views": [{"killed_at_ms": v.killed_at_ms, "ends": {f"{t}/{p}": o for (t, p), o in v.ends.items()}}
+                            for v in self.views]}, indent=1))
         return self.outcome
 
     def _check(self, histories: dict, streaming_ver: int) -> None:
