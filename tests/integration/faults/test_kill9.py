@@ -23,7 +23,8 @@ pytestmark = pytest.mark.timeout(420)
 KNOWN_SNAPSHOT_RESUME = (
     "known issue: a snapshot resumed after a kill reads the rest of the tables at a new consistent point "
     "while streaming restarts from the old binlog position, so a key's changes can arrive out of order "
-    "(being rebuilt by another engineer); the check stays strict")
+    "(being rebuilt by another engineer); the check stays strict. Seen with it: the resumed snapshot records "
+    "each table's CREATE in the schema history again, and its re-read skips rows deleted meanwhile")
 SNAPSHOT_STARTED_OVER = (
     "found by this test: an ALTER during an interrupted snapshot makes the restart take the snapshot again "
     "from scratch at a new position; rows the interrupted attempt emitted and that were deleted before the "
