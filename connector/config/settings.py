@@ -14,7 +14,9 @@ from connector.config.families import ColumnMapperSettings, column_mappers, sele
 from connector.config.fields import BY_NAME, FIELDS
 from connector.config.secret import Secret
 from connector.errors import ConfigError
+from connector.config.reader import PropertyReader
 from connector.config.refusals import refused_properties
+from connector.config.signal_settings import SignalSettings, signal_settings
 from connector.config.transform_specs import TransformSettings
 
 HISTORY_KAFKA = "io.debezium.storage.kafka.history.KafkaSchemaHistory"
@@ -211,45 +213,6 @@ class KafkaSettings:
 
 
 @dataclass(frozen=True)
-class SignalSettings:
-    """Signals and the incremental snapshots they start (connector/signals/, snapshot/incremental/)."""
-
-    data_collection: str | None = None  # `db.table`; None: no source channel, no incremental snapshot
-    channels: tuple[str, ...] = ("source",)
-    chunk_size: int = 1024
-    # read.only=true: nothing is ever written to the database, so execute-snapshot signals (which need
-    # watermark rows; the GTID-based read-only variant is not implemented yet) are refused with a message.
-    read_only: bool = False
-
-
-# What Debezium offers and binlog-cdc does not (yet): refused by name rather than accepted and ignored.
-_UNSUPPORTED_SIGNALS = {
-    "kafka": "the kafka signal channel is not implemented yet",
-    "file": "the file signal channel is not implemented yet",
-    "jmx": "JMX has no Python equivalent",
-    "in-process": "the in-process channel belongs to the embedded Java engine",
-}
-
-
-def _signal_settings(r: "_Reader") -> SignalSettings:
-    channels = tuple(c.strip().lower() for c in (r.get("signal.enabled.channels") or ()) if c.strip())
-    for channel in channels:
-        if channel in _UNSUPPORTED_SIGNALS:
-            r.problems.append(f"signal.enabled.channels={channel} refused: {_UNSUPPORTED_SIGNALS[channel]}")
-        elif channel != "source":
-            r.problems.append(f"signal.enabled.channels: unknown channel {channel!r}")
-    strategy = (r.get("incremental.snapshot.watermarking.strategy") or "insert_insert").lower()
-    if strategy != "insert_insert":
-        r.problems.append(f"incremental.snapshot.watermarking.strategy={strategy} refused: only insert_insert "
-                          f"is implemented")
-    collection = r.get("signal.data.collection")
-    if collection and collection.count(".") != 1:
-        r.problems.append(f"signal.data.collection={collection!r}: expected `database.table`")
-    return SignalSettings(collection or None, channels, r.get("incremental.snapshot.chunk.size") or 1024,
-                          bool(r.get("read.only")))
-
-
-@dataclass(frozen=True)
 class Settings:
     name: str
     topics: TopicSettings
@@ -287,27 +250,8 @@ class Settings:
         return [self.name, {"server": self.topics.prefix}]
 
 
-class _Reader:
-    """Reads typed values through the field table, collecting every problem instead of stopping at the first."""
-
-    def __init__(self, raw: dict[str, str]) -> None:
-        self.raw = raw
-        self.problems: list[str] = []
-
-    def get(self, name: str) -> Any:
-        fld = BY_NAME[name]
-        if fld.required and not self.raw.get(name, fld.default):
-            self.problems.append(f"{name} is required: {fld.doc}")
-            return None
-        try:
-            return fld.value(self.raw)
-        except ValueError as exc:
-            self.problems.append(str(exc))
-            return fld.parse(name, fld.default) if fld.default is not None else None
-
-
 def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_file: str | None = None) -> Settings:
-    r = _Reader(raw)
+    r = PropertyReader(raw)
     prefix = r.get("topic.prefix") or ""
     name = raw.get("name") or prefix or "binlog-cdc"
     password = raw.get("database.password") or ""
@@ -465,7 +409,7 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         metrics_port=r.get("metrics.port"),
         metrics_host=r.get("metrics.host"),
         purge_check_interval_ms=r.get("binlog.purge.check.interval.ms"),
-        signals=_signal_settings(r),
+        signals=signal_settings(r),
         transforms=transforms,
     )
     if r.problems:
@@ -484,7 +428,7 @@ _HISTORY_ALIASES = {
 }
 
 
-def _history_store(text: str, r: _Reader) -> str:
+def _history_store(text: str, r: PropertyReader) -> str:
     short = text.rsplit(".", 1)[-1].lower()
     if short in _HISTORY_ALIASES:
         return _HISTORY_ALIASES[short]
@@ -499,7 +443,7 @@ _OFFSET_ALIASES = {
 }
 
 
-def _offset_settings(raw: dict[str, str], r: _Reader, default_file: str | None) -> OffsetSettings:
+def _offset_settings(raw: dict[str, str], r: PropertyReader, default_file: str | None) -> OffsetSettings:
     cls = raw.get("offset.storage")
     if cls:
         store = _OFFSET_ALIASES.get(cls.rsplit(".", 1)[-1].lower())
