@@ -1,4 +1,8 @@
-"""`binlog-cdc`: run | validate | offsets show. Parses arguments and calls the daemon; no logic here."""
+"""`binlog-cdc`: run | validate | offsets show. Parses arguments and calls the daemon; no logic here.
+
+`main` is the one place where failures become exit codes (connector.errors.ExitCode, README "Running it"):
+every error ends in one log line and its code, never in a raw traceback.
+"""
 
 from __future__ import annotations
 
@@ -6,11 +10,17 @@ import argparse
 import json
 import logging
 import sys
+import traceback
 from pathlib import Path
+
+import pymysql
+from confluent_kafka import KafkaException
 
 from connector.config.fields import FIELDS
 from connector.config.loaders import load_config
-from connector.errors import BinlogCdcError, ConfigError
+from connector.errors import BinlogCdcError, ConfigError, ExitCode, KafkaConfigError, SourceConnectionError
+
+log = logging.getLogger("binlog-cdc")
 
 
 def _producer_overrides(items: list[str]) -> dict[str, str]:
@@ -196,15 +206,58 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Library errors that escaped the code that should have typed them: still a known kind of failure, so they
+# get that kind's exit code and fix rather than "internal error".
+_LIBRARY_ERRORS: tuple[tuple[type[BaseException], type[BinlogCdcError], str], ...] = (
+    (pymysql.err.OperationalError, SourceConnectionError, "check that the database server is reachable"),
+    (pymysql.err.InterfaceError, SourceConnectionError, "check that the database server is reachable"),
+    (KafkaException, KafkaConfigError, "check the Kafka producer properties and that the brokers are reachable"),
+)
+
+
+def _typed(exc: BaseException) -> BinlogCdcError | None:
+    if isinstance(exc, BinlogCdcError):
+        return exc
+    for library, kind, fix in _LIBRARY_ERRORS:
+        if isinstance(exc, library):
+            return kind(f"{type(exc).__name__}: {exc}", fix=fix)
+    return None
+
+
+def _raised_at(exc: BaseException) -> str:
+    """file:line of the innermost frame, so the one-line summary of an internal error locates it."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    if not frames:
+        return "?"
+    last = frames[-1]
+    return f"{Path(last.filename).name}:{last.lineno} in {last.name}"
+
+
+def exit_code(exc: BaseException) -> ExitCode:
+    """The documented exit code of a failure (connector/errors.py)."""
+    typed = _typed(exc)
+    if typed is None:
+        return ExitCode.INTERNAL
+    return ExitCode.RETRIABLE if typed.retriable else ExitCode.TERMINAL
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=getattr(logging, str(args.log_level).upper(), logging.INFO),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     try:
-        return args.func(args)
-    except BinlogCdcError as exc:
-        logging.getLogger("binlog-cdc").error("%s", exc)
-        return 2
+        return int(args.func(args))
+    except KeyboardInterrupt:  # Ctrl-C outside `run`, which handles signals itself
+        return 128 + 2
+    except Exception as exc:  # the last resort: every failure ends here as one line and its exit code
+        log.debug("traceback of the failure reported below", exc_info=exc)
+        typed = _typed(exc)
+        if typed is not None:
+            log.error("%s", typed)
+        else:
+            log.error("internal error: %s: %s (raised at %s); this is a bug: run with --log-level DEBUG for the "
+                      "traceback and report it", type(exc).__name__, " ".join(str(exc).split()), _raised_at(exc))
+        return int(exit_code(exc))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,8 @@ from connector.config.settings import OFFSETS_FILE, OFFSETS_KAFKA, Settings
 from connector.converters.base import ValueSettings
 from connector.converters.snapshot_conv import allow_binary_vectors, pymysql_conversions
 from connector.dispatch.dispatcher import Dispatcher
-from connector.errors import RetriableError, SchemaError, ServerSetupError, TerminalError
+from connector.errors import (SchemaError, SchemaRegistryUnavailable, ServerSetupError, SourceConnectionError,
+                              Where)
 from connector.dispatch.filters import ColumnFilter, TableFilter
 from connector.streaming.heartbeat import ActionQuery, Heartbeat
 from connector.ops.metrics import MetricsServer, StreamingCollector, StreamingStats, build_registry
@@ -43,9 +44,9 @@ from connector.schema.tracker import build_schema_tracker
 from connector.shutdown import ShutdownToken
 from connector.ops.status import StatusFile
 from connector.streaming.handler import ResumePoint as StreamResume, StreamingHandler, StreamingState
-from connector.converters.mappers import column_mappers_from_properties, mapper_lookup
+from connector.converters.mappers import column_mapper_rules, mapper_lookup
 from connector.events.table_schema import TableSchemaBuilder, message_key_columns, source_type_propagation
-from snapshot.initial import InitialSnapshot, ResumeInvalid
+from snapshot.initial import InitialSnapshot, ResumeInvalid, SnapshotOptions, SnapshotSource, SnapshotStart
 from snapshot.metrics import SnapshotMetrics
 from snapshot.modes import SnapshotPolicy, policy_for
 from snapshot.plan import SnapshotQueries
@@ -104,7 +105,7 @@ def table_schema_builder(settings: Settings) -> TableSchemaBuilder:
         column_filter=columns.keep if columns.active else None,
         propagate_source_type=source_type_propagation(ev.column_propagate_source_type,
                                                       ev.datatype_propagate_source_type),
-        column_mapper=mapper_lookup(column_mappers_from_properties(settings.raw)),
+        column_mapper=mapper_lookup(column_mapper_rules(settings.events.column_mappers)),
         schema_name_mode=ev.schema_name_adjustment_mode,
         field_name_mode=ev.field_name_adjustment_mode,
     )
@@ -380,7 +381,7 @@ class Daemon:
     def _check_available(self, ctl: pymysql.connections.Connection, info: dbconn.ServerInfo,
                          offset: SourceOffset) -> None:
         if info.gtid_mode and offset.gtids:
-            dbconn.check_gtids_available(ctl, offset.gtids, GtidSourceFilter.from_properties(self.settings.raw))
+            dbconn.check_gtids_available(ctl, offset.gtids, GtidSourceFilter.from_settings(self.settings.gtid_source))
         elif _tracks_mariadb_gtids(self.settings, info) and offset.gtids:
             if _mariadb_connect_state(ctl, offset.position(), offset.gtids) is not None:
                 dbconn.check_mariadb_gtids_available(ctl, offset.gtids)
@@ -405,21 +406,21 @@ class Daemon:
             return pymysql.connect(**kwargs)
 
         ss = self.settings.snapshot
-        queries = SnapshotQueries.from_properties(self.settings.raw, ss.include_collection_list,
-                                                  ss.tables_order_by_row_count, ss.min_row_count_to_stream_results,
-                                                  ss.fetch_size, self.settings.filters.table_include)
-        snap = InitialSnapshot(connect, table_filter, _SnapshotEmitter(dispatcher, self),
-                               lock_timeout_ms=ss.lock_timeout_ms, use_gtids=info.gtid_mode,
-                               with_data=with_data, recovery_offset=recovery_offset,
-                               should_stop=lambda: self.token.requested, locking_mode=ss.locking_mode,
-                               queries=queries, metrics=self.snapshot_metrics, resumable=ss.resume_enabled,
-                               resume=resume, resume_offset=resume_offset, max_threads=ss.max_threads)
+        queries = SnapshotQueries(ss.include_collection_list, ss.select_overrides, ss.tables_order_by_row_count,
+                                  ss.min_row_count_to_stream_results, ss.fetch_size,
+                                  self.settings.filters.table_include)
+        snap = InitialSnapshot(
+            SnapshotSource(connect, table_filter, use_gtids=info.gtid_mode), _SnapshotEmitter(dispatcher, self),
+            SnapshotOptions(locking_mode=ss.locking_mode, lock_timeout_ms=ss.lock_timeout_ms, queries=queries,
+                            max_threads=ss.max_threads, resumable=ss.resume_enabled, with_data=with_data),
+            SnapshotStart(resume=resume, resume_offset=resume_offset, recovery_offset=recovery_offset),
+            self.snapshot_metrics)
         if ss.delay_ms and recovery_offset is None:
             log.info("snapshot.delay.ms: waiting %d ms before the snapshot starts", ss.delay_ms)
             self.token.wait(ss.delay_ms / 1000)
             if self.token.requested:
                 raise InterruptedError("stopped during snapshot.delay.ms")
-        result = snap.run()
+        result = snap.run(should_stop=lambda: self.token.requested)
         dispatcher.end_snapshot(result.offset)
         # With no data (no_data mode, or empty tables) no record may carry the completed offset: record it anyway.
         dispatcher.tracker.observe(result.offset.to_map())
@@ -431,7 +432,7 @@ class Daemon:
         s = self.settings
         self.phase = "streaming"
         use_gtids = info.gtid_mode
-        gtid_filter = GtidSourceFilter.from_properties(s.raw)
+        gtid_filter = GtidSourceFilter.from_settings(s.gtid_source)
         # With gtid.source filters the offset only ever records the followed sources (Debezium's also holds the
         # other sources' GTIDs read since it started; it drops them on restart, as here).
         done = GtidSet.parse(offset.gtids) if use_gtids else None
@@ -498,12 +499,19 @@ class Daemon:
                             break
                     else:
                         log.warning("binlog stream ended at %s:%s; reconnecting", reader.file, reader.next_pos)
-                except (pymysql.err.OperationalError, ConnectionError, OSError, RetriableError) as exc:
+                # Only what re-reading the binlog can cure: Kafka's retriable errors are not (their records
+                # would be skipped as already emitted); the registry is, as the record is built again.
+                except (pymysql.err.OperationalError, ConnectionError, OSError, SourceConnectionError,
+                        SchemaRegistryUnavailable) as exc:
                     stats.set_connected(False)
                     stats.disconnects += 1
                     attempts += 1
                     if s.errors_max_retries >= 0 and attempts > s.errors_max_retries:
-                        raise
+                        raise SourceConnectionError(
+                            f"binlog connection lost after {attempts} attempt(s) ({' '.join(str(exc).split())})",
+                            where=Where(reader.file, reader.next_pos),
+                            fix="check that the database server is reachable; errors.max.retries="
+                                f"{s.errors_max_retries} bounds the reconnects (-1: no limit)") from exc
                     delay = min(30.0, 0.5 * 2 ** min(attempts, 6))
                     log.warning("binlog connection lost at %s:%s (%s); reconnecting from %s:%s in %.1f s "
                                 "(attempt %d)", reader.file, reader.next_pos, exc, state.file, state.restart_pos,
@@ -609,7 +617,7 @@ class _SnapshotEmitter:
 def _tracks_mariadb_gtids(settings: Settings, info: dbconn.ServerInfo) -> bool:
     """Offsets carry MariaDB GTID positions (`gtids`, `d-s-n` per domain) as Debezium's MariaDB connector's do.
     Debezium's MySQL connector sees no GTIDs on MariaDB, so with it offsets stay file/pos only."""
-    return info.is_mariadb and str(settings.raw.get("connector.class", "")).endswith("MariaDbConnector")
+    return info.is_mariadb and settings.mariadb_connector
 
 
 def _mariadb_connect_state(ctl: pymysql.connections.Connection, position: BinlogPosition, gtids: str) -> str | None:
@@ -621,11 +629,9 @@ def _mariadb_connect_state(ctl: pymysql.connections.Connection, position: Binlog
 
 
 def run(loaded: LoadedConfig, token: ShutdownToken, status_path: Path | None = None) -> int:
+    """0 after a clean stop; failures propagate to `connector.cli.main`, which maps them to exit codes."""
     try:
         return Daemon(loaded, token, status_path).run()
-    except TerminalError as exc:
-        log.error("%s", exc)
-        return 2
     except InterruptedError as exc:
         if not token.requested:
             raise

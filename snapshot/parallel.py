@@ -33,18 +33,17 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, Callable, Iterator, Sequence
 
 import pymysql
-import pymysql.cursors
 
+from connector.binlog.position import SourceOffset
 from connector.events.snapshot_text import Decoder
 from schema_history.model import TableId
+from snapshot.chunks import ChunkReader
 from snapshot.markers import MARKER_FIRST, MARKER_FIRST_IN_TABLE, MARKER_LAST, MARKER_LAST_IN_TABLE, MARKER_TRUE
-from snapshot.metrics import SnapshotMetrics
 from snapshot.plan import TableRead
-from snapshot.raw_rows import column_decoders, fetch_raw
+from snapshot.scan import DataSources, DataStep, Finish, row_writer
 
 log = logging.getLogger(__name__)
 
@@ -184,22 +183,16 @@ class ParallelReads:
             for read in reads:
                 if self._stop.is_set():
                     return
-                cur = conn.cursor(pymysql.cursors.SSCursor if read.streaming else pymysql.cursors.Cursor)
-                cur.execute(read.select)
                 # Streamed results are split into raw values only: decoding them is the consumer's business.
-                decoders = column_decoders(cur) if read.streaming else None
-                fetch = partial(fetch_raw, cur) if read.streaming else cur.fetchmany
-                if not self._put(TableStarted(read, decoders)):
+                reader = ChunkReader(conn, read.scan, self._fetch_size, read.streaming)
+                if not self._put(TableStarted(read, reader.open())):
                     return
                 count = 0
-                while True:
-                    batch = fetch(self._fetch_size)
-                    if not batch:
-                        break
+                for batch in reader:
                     count += len(batch)
                     if not self._put(Rows(read, batch)):
                         return  # stopped: the connection is closed by the owner, unread rows with it
-                cur.close()
+                reader.close()
                 if not self._put(TableDone(read, count)):
                     return
         except BaseException as exc:  # handed to the consuming thread, which raises it
@@ -272,16 +265,29 @@ class SnapshotMarkers:
 # ---------------------------------------------------------------- the data step
 # write(values, marker, ts_ms, final): emit one record of a table; final: the snapshot's last (completed offset).
 Write = Callable[[Any, str, int, bool], None]
-# open_table(table, decoders) -> the table's writer; decoders: its rows are raw (TableStarted.decoders)
-OpenTable = Callable[[TableId, "list[Decoder] | None"], Write]
+
+
+def _table_writers(offset: SourceOffset, step: DataStep) -> Callable[[TableId, "list[Decoder] | None"], Write]:
+    """open_table(table, decoders) -> the table's writer; decoders: its rows are raw (TableStarted.decoders)."""
+    done = offset.with_(snapshot=None)
+    source_for = DataSources(offset).get
+
+    def open_table(table_id: TableId, decoders: list[Decoder] | None) -> Write:
+        emit_row = row_writer(step.emitter, table_id, decoders)
+
+        def write(values: Any, mark: str, ts_ms: int, final: bool) -> None:
+            emit_row(values, source_for(table_id, mark, ts_ms), done if final else offset)
+        return write
+    return open_table
 
 
 def read_parallel(connections: Sequence[pymysql.connections.Connection], reads: Sequence[TableRead],
-                  open_table: OpenTable, metrics: SnapshotMetrics, *, fetch_size: int,
-                  should_stop: Callable[[], bool], progress_interval_s: float = 10.0
-                  ) -> tuple[int, Callable[[], None] | None]:
+                  offset: SourceOffset, step: DataStep) -> tuple[int, Finish]:
     """Reads `reads` over `connections`, writing every record but the last; returns the row count and what
     writes the last one (the caller may have records to write before it, as in the one-reader snapshot)."""
+    open_table = _table_writers(offset, step)
+    metrics, should_stop, progress_interval_s = step.metrics, step.should_stop, step.progress_interval_s
+    fetch_size = step.fetch_size
     plan = assign(reads, len(connections))
     for i, tables in enumerate(plan):
         log.info("Reader %d reads %s", i, ", ".join(r.table_id.dotted() for r in tables) or "nothing")

@@ -11,16 +11,28 @@ Debezium's `RelationalSnapshotChangeEventSource#createDataEvents` and `BinlogSna
   select anything); `snapshot.tables.order.by.row.count` sorts by it (stable, no estimate = 0);
 * tables estimated above `min.row.count.to.stream.results` are read with a streaming result set, the
   others are fetched whole (0 turns streaming off, as in Debezium).
+Beyond Debezium, `plan_snapshot` names every column of the schema (`SELECT *` leaves out INVISIBLE columns
+that the schema and the binlog have) and, for a resumable snapshot, reads each table in primary-key order
+(InnoDB's scan order anyway: no sort, same rows) so that a record's key says how far the read got. How a
+table is read (columns, key order, chunks, bounds, override) is a `TableScan` (snapshot/chunks.py).
 """
 
 from __future__ import annotations
 
+import logging
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Callable, Mapping, Sequence
+
+import pymysql
 
 from connector.errors import ConfigError
 from schema_history.model import TableId
+from snapshot.chunks import TableScan
+from snapshot.emitter import TableSchemas
+
+log = logging.getLogger(__name__)
 
 ORDER_DISABLED = "disabled"
 # order name -> sort factor
@@ -41,28 +53,18 @@ class SnapshotQueries:
             raise ConfigError([f"snapshot.tables.order.by.row.count={self.order_by_row_count!r}: use ascending, "
                                f"descending or disabled"])
 
-    @classmethod
-    def from_properties(cls, raw: Mapping[str, str], include: Sequence[str], order: str, min_rows: int,
-                        fetch_size: int | None, table_include: Sequence[str] = ()) -> "SnapshotQueries":
-        listed = [t.strip() for t in (raw.get("snapshot.select.statement.overrides") or "").split(",") if t.strip()]
-        overrides: dict[str, str] = {}
-        for name in listed:
-            statement = raw.get(f"snapshot.select.statement.overrides.{name}")
-            if not statement:
-                raise ConfigError([f"snapshot.select.statement.overrides lists {name} but "
-                                   f"snapshot.select.statement.overrides.{name} is not set"])
-            overrides[name] = statement
-        return cls(tuple(include), overrides, (order or ORDER_DISABLED).strip().lower(), min_rows, fetch_size,
-                   tuple(table_include))
-
 
 @dataclass(frozen=True)
 class TableRead:
     table_id: TableId
-    select: str
+    scan: TableScan
     estimate: int | None
     streaming: bool
-    key_columns: tuple[str, ...] = ()  # set when read in key order (a resumable snapshot)
+
+    @property
+    def select(self) -> str:
+        """The (first) statement the read runs."""
+        return self.scan.query()
 
 
 def quote(name: str) -> str:
@@ -98,8 +100,39 @@ def plan_reads(captured: Sequence[TableId], queries: SnapshotQueries,
         # An override's size is unknown: stream it (Debezium buffers it; streaming keeps memory flat).
         large = override is not None or (rows is not None and queries.min_rows_to_stream > 0
                                          and rows > queries.min_rows_to_stream)
-        reads.append(TableRead(table_id, override or f"SELECT * FROM {quoted_table(table_id)}", rows, large))
+        reads.append(TableRead(table_id, TableScan(table_id, override=override), rows, large))
     factor = ROW_COUNT_ORDERS.get(queries.order_by_row_count)
     if factor is not None:
         reads.sort(key=lambda r: factor * (r.estimate or 0))
+    return reads
+
+
+def estimate_rows(conn: pymysql.connections.Connection, table_id: TableId) -> int | None:
+    """Debezium's estimate: `SHOW TABLE STATUS` (the Rows column), None when unavailable."""
+    escaped = table_id.table.replace("\\", "\\\\").replace("'", "''").replace("_", "\\_").replace("%", "\\%")
+    try:
+        with conn.cursor() as cur:
+            cur.execute(f"SHOW TABLE STATUS IN {quote(table_id.database)} LIKE '{escaped}'")
+            row = cur.fetchone()
+    except pymysql.err.MySQLError as exc:
+        log.debug("no row estimate for %s: %s", table_id.dotted(), exc)
+        return None
+    return int(row[4] or 0) if row else None
+
+
+def plan_snapshot(conn: pymysql.connections.Connection, captured: Sequence[TableId], queries: SnapshotQueries,
+                  schemas: TableSchemas, key_order: bool) -> list[TableRead]:
+    """The reads of the snapshot's data step: tables with a schema in the history, each naming its columns
+    and, with `key_order`, in primary-key order."""
+    known = []
+    for table_id in captured:
+        if schemas.table_known(table_id):
+            known.append(table_id)
+        else:
+            log.warning("table %s has no schema in the history; skipped", table_id.dotted())
+    reads = []
+    for read in plan_reads(known, queries, partial(estimate_rows, conn)):
+        columns, key = schemas.table_columns(read.table_id)
+        scan = replace(read.scan, columns=tuple(columns), key=tuple(key) if key_order else ())
+        reads.append(replace(read, scan=scan))
     return reads

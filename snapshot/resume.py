@@ -21,23 +21,39 @@ Why resuming is safe (the consistency argument):
 * The schema is the P1 schema plus the replayed DDL. Rows read at P2 are decoded with the P1
   schema, which is only right if no DDL changed a remaining table between P1 and P2: the resumed
   run compares each remaining table's columns with the history and starts over when they differ.
-* Keys are compared as MySQL compares them (`WHERE (pk...) > (K...) ORDER BY pk...`): integers and
-  strings only; a table whose key has other types, or no primary key, or an overridden statement, is
-  read again from its start (its already-sent rows are sent again: at-least-once).
+* Keys are compared as MySQL compares them (the keyset query of snapshot/chunks.py, `(pk...) > (K...)
+  ORDER BY pk...`): integers and strings only; a table whose key has other types, or no primary key, or
+  an overridden statement that cannot be chunked safely (snapshot/chunks.py), is read again from its
+  start (its already-sent rows are sent again: at-least-once).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any, Sequence
+import logging
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, Sequence
+
+import pymysql
+from sqlglot import exp
 
 from connector.binlog.position import SourceOffset
 from schema_history.model import TableId
+from snapshot.chunks import DIALECT, table_expression
+from snapshot.emitter import TableSchemas
+
+if TYPE_CHECKING:
+    from snapshot.plan import TableRead
+
+log = logging.getLogger(__name__)
 
 RESUME_TABLE = "snapshot_resume_table"
 RESUME_KEY = "snapshot_resume_key"
 RESUMABLE_KEY_TYPES = (int, str)
+
+
+class ResumeInvalid(Exception):
+    """The interrupted snapshot cannot be resumed safely: take a new one."""
 
 
 @dataclass(frozen=True)
@@ -98,3 +114,25 @@ def encode_key(values: Sequence[Any]) -> str | None:
     if not all(type(v) in RESUMABLE_KEY_TYPES for v in values):  # type(), not isinstance(): bool is no key
         return None
     return json.dumps(list(values), separators=(",", ":"))
+
+
+def remaining_reads(conn: pymysql.connections.Connection, reads: Sequence[TableRead], point: ResumePoint,
+                    schemas: TableSchemas) -> list[TableRead]:
+    """The reads from the interrupted table on, the first one after the resume key; ResumeInvalid when the
+    table is gone from the plan or a remaining table's columns differ from the history's (docstring)."""
+    names = [r.table_id for r in reads]
+    if point.table not in names:
+        raise ResumeInvalid(f"table {point.table.dotted()} is no longer part of the snapshot")
+    remaining = list(reads[names.index(point.table):])
+    for read in remaining:
+        columns, _ = schemas.table_columns(read.table_id)
+        with conn.cursor() as cur:
+            cur.execute(exp.select(exp.Star()).from_(table_expression(read.table_id)).limit(0).sql(dialect=DIALECT))
+            now = [d[0] for d in cur.description]
+        if [c.lower() for c in now] != [c.lower() for c in columns]:
+            raise ResumeInvalid(f"the columns of {read.table_id.dotted()} changed since the snapshot was interrupted")
+    first = remaining[0]
+    if point.key is not None and first.scan.keyed and len(point.key) == len(first.scan.key):
+        remaining[0] = replace(first, scan=replace(first.scan, after=point.key), streaming=True)
+        log.info("Resumed read of %s: %s", first.table_id.dotted(), remaining[0].select)
+    return remaining

@@ -14,7 +14,7 @@ import pymysql.cursors
 
 from connector.binlog.position import BinlogPosition
 from connector.binlog.reader import ConnectionParams
-from connector.errors import ServerSetupError, SourceConnectionError
+from connector.errors import ServerSetupError, SourceConnectionError, Where
 
 if TYPE_CHECKING:
     from connector.binlog.gtid import GtidSourceFilter
@@ -62,12 +62,11 @@ def connect(params: ConnectionParams, database: str | None = None, autocommit: b
     except pymysql.err.OperationalError as exc:
         code = exc.args[0] if exc.args else 0
         if code in (1045, 1698):
-            raise ServerSetupError(
-                f"cannot log in to {params.host}:{params.port} as {params.user!r}: {exc.args[1]}; "
-                f"check database.user/database.password") from None
-        raise SourceConnectionError(
-            f"cannot connect to {params.host}:{params.port}: {exc.args[-1]}; check database.hostname/database.port "
-            f"and that the server is running") from None
+            raise ServerSetupError(f"cannot log in to {params.host}:{params.port} as {params.user!r}: {exc.args[1]}",
+                                   fix="check database.user/database.password") from None
+        raise SourceConnectionError(f"cannot connect to {params.host}:{params.port}: {exc.args[-1]}",
+                                    fix="check database.hostname/database.port and that the server is running"
+                                    ) from None
 
 
 def _variables(conn: pymysql.connections.Connection, names: list[str]) -> dict[str, str]:
@@ -106,22 +105,24 @@ def _on(value: str | None) -> bool | None:
 
 def check_server(info: ServerInfo) -> None:
     """Refuse to start on a server whose binlog cannot give Debezium-equivalent events."""
-    problems = []
+    problems: list[tuple[str, str]] = []  # (what is wrong, how to fix it)
     if not info.log_bin:
-        problems.append("the binary log is off: start the server with log_bin (e.g. --log-bin=mysql-bin)")
+        problems.append(("the binary log is off", "start the server with log_bin (e.g. --log-bin=mysql-bin)"))
     if info.binlog_format != "ROW":
-        problems.append(f"binlog_format is {info.binlog_format or 'unknown'}, not ROW: "
-                        f"SET GLOBAL binlog_format='ROW' (and in the server config)")
+        problems.append((f"binlog_format is {info.binlog_format or 'unknown'}, not ROW",
+                         "SET GLOBAL binlog_format='ROW' (and in the server config)"))
     if info.binlog_row_image != "FULL":
-        problems.append(f"binlog_row_image is {info.binlog_row_image or 'unknown'}, not FULL: "
-                        f"SET GLOBAL binlog_row_image='FULL' (and in the server config)")
+        problems.append((f"binlog_row_image is {info.binlog_row_image or 'unknown'}, not FULL",
+                         "SET GLOBAL binlog_row_image='FULL' (and in the server config)"))
     if info.mariadb_binlog_compress:
         # MySQL's binlog_transaction_compression is decoded (payload.py); MariaDB's compressed events would be
         # skipped silently by the binlog library, losing their changes.
-        problems.append("log_bin_compress=ON: MariaDB compressed binlog events are not decoded; "
-                        "SET GLOBAL log_bin_compress=OFF (and in the server config)")
+        problems.append(("log_bin_compress=ON: MariaDB compressed binlog events are not decoded",
+                         "SET GLOBAL log_bin_compress=OFF (and in the server config)"))
     if problems:
-        raise ServerSetupError("the source server is not set up for change data capture:\n  - " + "\n  - ".join(problems))
+        raise ServerSetupError(
+            "the source server is not set up for change data capture: " + "; ".join(p for p, _ in problems),
+            fix="; ".join(f for _, f in problems))
     if (info.binlog_row_metadata or "").upper() != "FULL":
         log.warning("binlog_row_metadata=%s: FULL is recommended (SET GLOBAL binlog_row_metadata='FULL') so ENUM/SET "
                     "values and column charsets travel with the row events", info.binlog_row_metadata)
@@ -139,8 +140,8 @@ def check_privileges(conn: pymysql.connections.Connection, user: str) -> None:
     missing = [p for p in needed if not any(a in grants for a in alternatives[p])]
     if missing:
         raise ServerSetupError(
-            f"user {user!r} lacks {', '.join(missing)}: GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, "
-            f"REPLICATION CLIENT ON *.* TO {user!r}@'%'")
+            f"user {user!r} lacks {', '.join(missing)}",
+            fix=f"GRANT SELECT, RELOAD, SHOW DATABASES, REPLICATION SLAVE, REPLICATION CLIENT ON *.* TO {user!r}@'%'")
 
 
 def binlog_status(conn: pymysql.connections.Connection) -> BinlogStatus:
@@ -169,9 +170,9 @@ def check_position_available(conn: pymysql.connections.Connection, position: Bin
     if position.file not in files:
         first = files[0] if files else "none"
         raise ServerSetupError(
-            f"the stored binlog position {position} is no longer on the server (oldest binlog: {first}); "
-            f"the binlog was purged while the connector was stopped. Set snapshot.mode=when_needed to take a new "
-            f"snapshot, or delete the stored offsets to start over")
+            f"the stored binlog position is no longer on the server (oldest binlog: {first}); the binlog was purged "
+            f"while the connector was stopped", where=Where(position.file, position.pos),
+            fix="set snapshot.mode=when_needed to take a new snapshot, or delete the stored offsets to start over")
 
 
 def binlog_expire_seconds(conn: pymysql.connections.Connection) -> float:

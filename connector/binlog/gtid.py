@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from connector.config.settings import GtidSourceSettings
+
 
 @dataclass(frozen=True)
 class GtidSet:
@@ -206,11 +208,5 @@ class GtidSourceFilter:
         return self.retain(done).union(self.retain(server_executed, keep=False))
 
     @staticmethod
-    def from_properties(raw: dict[str, str]) -> "GtidSourceFilter":
-        from connector.config.fields import BY_NAME
-
-        return GtidSourceFilter(
-            includes=BY_NAME["gtid.source.includes"].value(raw) or (),
-            excludes=BY_NAME["gtid.source.excludes"].value(raw) or (),
-            filter_dml=bool(BY_NAME["gtid.source.filter.dml.events"].value(raw)),
-        )
+    def from_settings(settings: GtidSourceSettings) -> "GtidSourceFilter":
+        return GtidSourceFilter(settings.includes, settings.excludes, settings.filter_dml)

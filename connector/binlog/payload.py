@@ -33,7 +33,7 @@ from pymysql.protocol import MysqlPacket
 from pymysqlreplication.event import BinLogEvent
 from pymysqlreplication.row_event import TableMapEvent
 
-from connector.errors import TerminalError
+from connector.errors import BinlogDecodeError
 
 __all__ = ["TRANSACTION_PAYLOAD_EVENT", "PayloadError", "TransactionPayloadEvent", "inner_events", "install",
            "payload_fields"]
@@ -51,7 +51,7 @@ ZSTD = 0
 NONE = 255
 
 
-class PayloadError(TerminalError):
+class PayloadError(BinlogDecodeError):
     """A payload event that cannot be decoded (unknown compression, truncated or corrupt data)."""
 
 

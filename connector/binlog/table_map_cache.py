@@ -28,7 +28,7 @@ from pymysqlreplication.packet import BinLogPacketWrapper
 from pymysqlreplication.row_event import MetadataFieldType, TableMapEvent
 from pymysql.protocol import MysqlPacket
 
-from connector.errors import SchemaError
+from connector.errors import UnsupportedBinlogColumn
 
 __all__ = ["CachedTableMapEvent", "TableMapCache", "UnsupportedBinlogColumn", "install"]
 
@@ -43,10 +43,6 @@ _pmr_parse_column = _PmrColumn._Column__parse_column_definition  # type: ignore[
 # TABLE_MAP parse then misaligns. Debezium 3.6 cannot read them either (mysql-binlog-connector-java fails
 # on the unknown type), so they are refused with a message naming the table.
 _MARIADB_COMPRESSED = frozenset({140, 141})
-
-
-class UnsupportedBinlogColumn(SchemaError):
-    """A TABLE_MAP holds a column type the binlog decoder cannot read (Terminal: exclude the table)."""
 
 
 def _parse_column_definition(self: Any, column_type: int, packet: Any) -> None:

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from connector.config import modes
+from connector.config.families import ColumnMapperSettings, column_mappers, select_overrides
 from connector.config.fields import BY_NAME, FIELDS
 from connector.config.secret import Secret
 from connector.errors import ConfigError
@@ -47,6 +48,15 @@ class FilterSettings:
 
 
 @dataclass(frozen=True)
+class GtidSourceSettings:
+    """`gtid.source.includes` / `gtid.source.excludes` (anchored regexes) and `gtid.source.filter.dml.events`."""
+
+    includes: tuple[str, ...] = ()
+    excludes: tuple[str, ...] = ()
+    filter_dml: bool = True
+
+
+@dataclass(frozen=True)
 class EventSettings:
     """What gets emitted and how values are represented."""
 
@@ -71,6 +81,7 @@ class EventSettings:
     inconsistent_schema_handling_mode: modes.InconsistentSchemaHandlingMode = modes.InconsistentSchemaHandlingMode.FAIL
     column_propagate_source_type: tuple[str, ...] = ()
     datatype_propagate_source_type: tuple[str, ...] = ()
+    column_mappers: tuple[ColumnMapperSettings, ...] = ()  # in property order
 
 
 @dataclass(frozen=True)
@@ -113,6 +124,7 @@ class SnapshotSettings:
     fetch_size: int | None = None
     min_row_count_to_stream_results: int = 1000
     include_collection_list: tuple[str, ...] = ()
+    # db.table -> SELECT, for the tables listed in snapshot.select.statement.overrides
     select_overrides: dict[str, str] = field(default_factory=dict)
     delay_ms: int = 0
     max_threads: int = 1
@@ -186,10 +198,17 @@ class Settings:
     max_queue_size_in_bytes: int
     errors_max_retries: int
     message_key_columns: str | None
-    raw: dict[str, str] = field(repr=False, default_factory=dict)
+    gtid_source: GtidSourceSettings = field(default_factory=GtidSourceSettings)
+    # connector.class: with Debezium's MariaDbConnector, offsets carry MariaDB GTID positions
+    connector_class: str = "io.debezium.connector.mysql.MySqlConnector"
     metrics_port: int = 0
     metrics_host: str = "0.0.0.0"
     purge_check_interval_ms: int = 300000
+
+    @property
+    def mariadb_connector(self) -> bool:
+        """connector.class is Debezium's MariaDB connector (offsets carry `gtids` as `domain-server-seq`)."""
+        return self.connector_class.endswith("MariaDbConnector")
 
     @property
     def partition_key(self) -> list[Any]:
@@ -267,6 +286,7 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         inconsistent_schema_handling_mode=r.get("inconsistent.schema.handling.mode"),
         column_propagate_source_type=r.get("column.propagate.source.type") or (),
         datatype_propagate_source_type=r.get("datatype.propagate.source.type") or (),
+        column_mappers=column_mappers(raw, r.problems),
     )
     topics = TopicSettings(
         prefix=prefix,
@@ -275,8 +295,7 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         heartbeat_prefix=r.get("topic.heartbeat.prefix"),
         heartbeat_name=r.get("topic.heartbeat.name"),
     )
-    overrides = {k[len("snapshot.select.statement.overrides."):]: v for k, v in raw.items()
-                 if k.startswith("snapshot.select.statement.overrides.")}
+    overrides = select_overrides(raw, r.problems)
     snapshot = SnapshotSettings(
         mode=r.get("snapshot.mode"),
         locking_mode=r.get("snapshot.locking.mode"),
@@ -287,7 +306,7 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         select_overrides=overrides,
         delay_ms=r.get("snapshot.delay.ms"),
         max_threads=r.get("snapshot.max.threads"),
-        tables_order_by_row_count=r.get("snapshot.tables.order.by.row.count") or "disabled",
+        tables_order_by_row_count=(r.get("snapshot.tables.order.by.row.count") or "disabled").strip().lower(),
         resume_enabled=r.get("snapshot.resume.enabled"),
         configuration_based=ConfigurationBasedSettings(
             **{attr: r.get(f"snapshot.mode.configuration.based.{attr.replace('_', '.')}")
@@ -349,7 +368,12 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         max_queue_size_in_bytes=r.get("max.queue.size.in.bytes"),
         errors_max_retries=r.get("errors.max.retries"),
         message_key_columns=r.get("message.key.columns"),
-        raw=dict(raw),
+        gtid_source=GtidSourceSettings(
+            includes=r.get("gtid.source.includes") or (),
+            excludes=r.get("gtid.source.excludes") or (),
+            filter_dml=bool(r.get("gtid.source.filter.dml.events")),
+        ),
+        connector_class=r.get("connector.class") or BY_NAME["connector.class"].default,
         metrics_port=r.get("metrics.port"),
         metrics_host=r.get("metrics.host"),
         purge_check_interval_ms=r.get("binlog.purge.check.interval.ms"),

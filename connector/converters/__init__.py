@@ -1,7 +1,7 @@
 """Column value converters: per column, the Connect field schema plus binlog and snapshot value functions."""
 
 from connector.converters.base import ColumnConverter, Kind, UnsupportedColumnType, ValueSettings
-from connector.converters.mappers import ColumnMapper, column_mappers_from_properties, mapper_lookup
+from connector.converters.mappers import ColumnMapper, column_mapper_rules, mapper_lookup
 from connector.converters.registry import resolve
 from connector.converters.snapshot_conv import pymysql_conversions
 
@@ -11,7 +11,7 @@ __all__ = [
     "Kind",
     "UnsupportedColumnType",
     "ValueSettings",
-    "column_mappers_from_properties",
+    "column_mapper_rules",
     "mapper_lookup",
     "pymysql_conversions",
     "resolve",

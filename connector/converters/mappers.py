@@ -18,11 +18,13 @@ import hashlib
 import re
 import struct
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
+from connector.config.families import ColumnMapperSettings
+from connector.errors import ConfigError
 from schema_history.model import Column, TableId
 
-__all__ = ["ColumnMapper", "MapperRule", "column_mappers_from_properties", "mapper_lookup"]
+__all__ = ["ColumnMapper", "MapperRule", "column_mapper_rules", "mapper_lookup"]
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,11 @@ def _hashlib_name(java_algorithm: str) -> str:
 
 def _hash(algorithm: str, salt: str, v2: bool) -> Callable[[Column], ColumnMapper]:
     hname = _hashlib_name(algorithm)
-    hashlib.new(hname)  # fail at start-up on an unknown algorithm
+    try:
+        hashlib.new(hname)  # fail at start-up on an unknown algorithm
+    except ValueError:
+        raise ConfigError([f"column.mask.hash.{algorithm}.with.salt.<salt>: {algorithm!r} is not a hash algorithm "
+                           f"this Python knows (e.g. SHA-256, SHA-512, MD5)"]) from None
     salt_bytes = salt.encode("utf-8")
 
     def build(column: Column) -> ColumnMapper:
@@ -107,22 +113,18 @@ def _hash(algorithm: str, salt: str, v2: bool) -> Callable[[Column], ColumnMappe
     return build
 
 
-_TRUNCATE = re.compile(r"column\.truncate\.to\.(\d+)\.chars")
-_MASK = re.compile(r"column\.mask\.with\.(\d+)\.chars")
-_HASH = re.compile(r"column\.mask\.hash\.(v2\.)?(.+?)\.with\.salt\.(.+)")
-
-
-def column_mappers_from_properties(props: Mapping[str, str]) -> list[MapperRule]:
-    """Rules from the connector properties (other keys are ignored), in property order."""
+def column_mapper_rules(mappers: Sequence[ColumnMapperSettings]) -> list[MapperRule]:
+    """Rules from the column mapper settings, in property order."""
     rules = []
-    for key, value in props.items():
-        patterns = tuple(re.compile(p.strip(), re.IGNORECASE) for p in value.split(",") if p.strip())
-        if m := _TRUNCATE.fullmatch(key):
-            rules.append(MapperRule(patterns, _truncate(int(m.group(1)))))
-        elif m := _MASK.fullmatch(key):
-            rules.append(MapperRule(patterns, _mask(int(m.group(1)))))
-        elif m := _HASH.fullmatch(key):
-            rules.append(MapperRule(patterns, _hash(m.group(2), m.group(3), bool(m.group(1)))))
+    for mapper in mappers:
+        patterns = tuple(re.compile(p, re.IGNORECASE) for p in mapper.columns)
+        if mapper.kind == "truncate":
+            build = _truncate(mapper.length)
+        elif mapper.kind == "mask":
+            build = _mask(mapper.length)
+        else:
+            build = _hash(mapper.algorithm, mapper.salt, mapper.hash_v2)
+        rules.append(MapperRule(patterns, build))
     return rules
 
 

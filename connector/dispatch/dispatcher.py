@@ -23,7 +23,7 @@ from connector.dispatch.schema_changes import SchemaChanges, SchemaTracker, trun
 from connector.dispatch.sender import DispatchCounters, RecordSender, RecordSink
 from connector.dispatch.table_maps import CapturedTables
 from connector.dispatch.tables import SourceBlocks, TableRoutes
-from connector.errors import SchemaError
+from connector.errors import SchemaError, Where
 from connector.events import records
 from connector.events.envelope import PlannedEvent, TxBlock, plan_row
 from connector.events.kinds import DataChange, LogicalRecord, RecordKind, Tombstone, TransactionRecord
@@ -97,17 +97,18 @@ class Dispatcher:
         table = self.schema.table(change.table_id)
         if table is None:
             raise SchemaError(
-                f"rows for {change.table_id.dotted()} at {source.file}:{source.pos} but the schema history has no "
-                f"definition for that table; the history does not match the binlog (restore the history topic or "
-                f"run with snapshot.mode=recovery)")
+                "rows for a table the schema history has no definition for",
+                where=Where(source.file, source.pos, change.table_id.dotted()),
+                fix="restore the history topic or run with snapshot.mode=recovery")
         ts = self._routes.schema(table)
         expected = len(table.columns)
         for image in (change.before, change.after):
             if image is not None and len(image) != expected:
                 raise SchemaError(
-                    f"row event for {change.table_id.dotted()} at {source.file}:{source.pos} has {len(image)} columns "
-                    f"but the schema history says {expected}; the last DDL applied to this table does not match the "
-                    f"binlog (inconsistent.schema.handling.mode=fail)")
+                    f"row event has {len(image)} columns but the schema history says {expected}",
+                    where=Where(source.file, source.pos, change.table_id.dotted()),
+                    fix="the last DDL applied to this table does not match the binlog: restore the schema history "
+                        "or rebuild it with snapshot.mode=recovery")
         before = ts.convert_binlog_row(change.before) if change.before is not None else None
         after = ts.convert_binlog_row(change.after) if change.after is not None else None
         self._emit_rows(ts, change.op, before, after, source, positions)

@@ -30,7 +30,8 @@ class SchemaTracker(Protocol):
 
     def table(self, table_id: TableId) -> Table | None: ...
 
-    def apply(self, ddl: str, database: str, offset: dict[str, Any], snapshot: bool) -> list[SchemaChange]: ...
+    def apply(self, ddl: str, database: str, offset: dict[str, Any], snapshot: bool,
+              event_at: tuple[str, int] | None = None) -> list[SchemaChange]: ...
 
 
 _NAME = r"`(?:[^`]|``)+`|[\w$]+"
@@ -91,7 +92,7 @@ class SchemaChanges:
 
     def apply(self, ddl: str, database: str, es: EventSource, offset: SourceOffset, snapshot: bool) -> None:
         offset_map = offset.to_map()
-        changes = self._schema.apply(ddl, database, offset_map, snapshot)
+        changes = self._schema.apply(ddl, database, offset_map, snapshot, event_at=(es.file, es.pos))
         if not self._include or not changes:
             return
         table = ddl_source_table(ddl, changes)

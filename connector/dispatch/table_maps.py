@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from connector.config.modes import InconsistentSchemaHandlingMode
 from connector.dispatch.filters import TableFilter
-from connector.errors import SchemaError
+from connector.errors import SchemaError, Where
 from connector.schema.table_map_check import mismatch
 from schema_history.model import Table, TableId
 
@@ -57,8 +57,11 @@ class CapturedTables:
                    f"{problem}; last DDL applied to this table: "
                    f"{last_ddl if last_ddl is not None else '(none recorded)'}")
         if self._mode == InconsistentSchemaHandlingMode.FAIL:
-            raise SchemaError(message + ". Fix or restore the schema history (snapshot.mode=recovery rebuilds it), "
-                              "or set inconsistent.schema.handling.mode=warn/skip to skip such rows")
+            raise SchemaError(
+                f"TABLE_MAP does not match the schema history ({problem})", where=Where(file, pos, table_id.dotted()),
+                statement=f"last DDL applied to this table: {last_ddl if last_ddl is not None else '(none recorded)'}",
+                fix="fix or restore the schema history (snapshot.mode=recovery rebuilds it), or set "
+                    "inconsistent.schema.handling.mode=warn/skip to skip such rows")
         if self._mode == InconsistentSchemaHandlingMode.WARN:
             log.warning("%s; skipping its rows (inconsistent.schema.handling.mode=warn)", message)
         else:

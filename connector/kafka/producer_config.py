@@ -108,7 +108,8 @@ def build_producer_config(overrides: Mapping[str, str]) -> dict[str, str]:
     if "bootstrap.servers" not in config:
         problems.append("bootstrap.servers is required")
     if problems:
-        raise KafkaConfigError("invalid producer configuration: " + "; ".join(problems))
+        raise KafkaConfigError("invalid producer configuration: " + "; ".join(problems),
+                               fix="correct or remove the debezium.sink.kafka.producer.* properties named")
     return config
 
 

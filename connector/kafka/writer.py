@@ -44,6 +44,7 @@ from connector.kafka.errors import (
     KafkaDeliveryError,
     KafkaTransactionAborted,
     KafkaTransactionFatal,
+    KafkaWriterClosed,
     KafkaWriterError,
     KafkaWriterInterrupted,
 )
@@ -89,12 +90,15 @@ _FENCED_CODES = frozenset({
     KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
 })
 
+PRODUCER_FIX = ("correct the producer property named (debezium.sink.kafka.producer.<name>, Java or librdkafka "
+                "spelling; librdkafka may name its own alias, e.g. compression.codec for compression.type)")
+
 
 class _ClosedProducer:
     """Stands in for the producer after `close()`, so late calls fail clearly instead of crashing."""
 
     def __getattr__(self, name: str) -> Callable[..., None]:
-        raise KafkaWriterError(f"the Kafka writer is closed (called {name})")
+        raise KafkaWriterClosed(f"the Kafka writer is closed (called {name})")
 
 
 class KafkaWriter:
@@ -138,7 +142,10 @@ class KafkaWriter:
             self._producer = Producer({**self._config, "error_cb": self._deliveries.on_client_error,
                                        "logger": _LIBRDKAFKA_LOG})
         except (KafkaException, ValueError, TypeError) as exc:
-            raise KafkaConfigError(f"invalid producer configuration: {exc}") from exc
+            error = exc.args[0] if exc.args else exc
+            reason = error.str() if isinstance(error, KafkaError) else str(error)
+            raise KafkaConfigError(f"invalid producer configuration: {reason}",
+                                   fix=PRODUCER_FIX) from exc
 
     @property
     def config(self) -> dict[str, str]:

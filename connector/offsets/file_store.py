@@ -18,7 +18,8 @@ from connector.java.serialization import (
     decode_bytes_hashmap,
     encode_bytes_hashmap,
 )
-from connector.offsets.store import OffsetStoreError, parse_offset, render_offset, same_partition_key
+from connector.errors import OffsetStoreUnusable
+from connector.offsets.store import parse_offset, render_offset, same_partition_key
 
 __all__ = ["FileOffsetStore", "read_offsets_file", "write_offsets_file"]
 
@@ -30,15 +31,17 @@ def read_offsets_file(path: str | os.PathLike[str]) -> list[tuple[bytes | None, 
     except FileNotFoundError:
         return []
     except OSError as exc:
-        raise OffsetStoreError(f"cannot read offsets file {path}: {exc}") from exc
+        raise OffsetStoreUnusable(f"cannot read offsets file {path}: {exc.strerror or exc}",
+                                  fix="make offset.storage.file.filename readable by the connector") from exc
     if not data:
         return []
     try:
         return decode_bytes_hashmap(data)
     except JavaSerializationError as exc:
-        raise OffsetStoreError(
-            f"offsets file {path} is not a Kafka Connect FileOffsetBackingStore file: {exc}"
-        ) from exc
+        raise OffsetStoreUnusable(
+            f"offsets file {path} is not a Kafka Connect FileOffsetBackingStore file ({exc})",
+            fix="restore the file from a backup, or move it away to start without offsets (snapshot.mode decides "
+                "what a start without offsets does)") from exc
 
 
 def write_offsets_file(path: str | os.PathLike[str], entries: list[tuple[bytes | None, bytes | None]]) -> None:
@@ -64,7 +67,9 @@ def write_offsets_file(path: str | os.PathLike[str], entries: list[tuple[bytes |
         finally:
             os.close(dir_fd)
     except OSError as exc:
-        raise OffsetStoreError(f"cannot write offsets file {path}: {exc}") from exc
+        raise OffsetStoreUnusable(f"cannot write offsets file {path}: {exc.strerror or exc}",
+                                  fix="make the directory of offset.storage.file.filename writable and not full"
+                                  ) from exc
 
 
 class FileOffsetStore:

@@ -27,9 +27,8 @@ from connector.kafka.writer import (
     connection_config,
     java_default_partition,
 )
+from connector.errors import OffsetFlushTimeout, OffsetStoreUnusable, Where
 from connector.offsets.store import (
-    OffsetFlushTimeout,
-    OffsetStoreError,
     parse_offset,
     render_offset,
     same_partition_key,
@@ -80,15 +79,16 @@ class KafkaOffsetStore:
                                                   {"cleanup.policy": "compact"})])
         description = self._writer.describe_topic(self._topic)
         if description is None:
-            raise OffsetStoreError(f"offsets topic {self._topic} does not exist and may not be created")
+            raise OffsetStoreUnusable("offsets topic does not exist and may not be created",
+                                      where=Where(topic=self._topic),
+                                      fix="create it (compacted), or let the connector create it")
         policy = description.configs.get("cleanup.policy", "compact")
         if policy.replace(" ", "") != "compact":
             # Connect refuses such a topic too: deletion would lose committed offsets.
-            raise OffsetStoreError(
-                f"offsets topic {self._topic} has cleanup.policy={policy}; it must be 'compact' "
-                f"(kafka-configs --alter --entity-type topics --entity-name {self._topic} "
-                f"--add-config cleanup.policy=compact)"
-            )
+            raise OffsetStoreUnusable(
+                f"offsets topic has cleanup.policy={policy}; it must be 'compact'", where=Where(topic=self._topic),
+                fix=f"kafka-configs --alter --entity-type topics --entity-name {self._topic} "
+                    f"--add-config cleanup.policy=compact")
         self._topic_partitions = description.partitions
         return description.partitions
 
@@ -115,17 +115,18 @@ class KafkaOffsetStore:
             deadline = self._clock() + self._load_timeout_s
             while len(at_end) < partitions:
                 if self._clock() > deadline:
-                    raise OffsetStoreError(
-                        f"reading offsets topic {self._topic} did not reach the end of partitions "
-                        f"{sorted(set(range(partitions)) - at_end)} within {self._load_timeout_s:g} s"
-                    )
+                    raise OffsetStoreUnusable(
+                        f"reading the offsets topic did not reach the end of partitions "
+                        f"{sorted(set(range(partitions)) - at_end)} within {self._load_timeout_s:g} s",
+                        where=Where(topic=self._topic), fix="check that the brokers of the offsets topic are up")
                 for msg in consumer.consume(num_messages=500, timeout=0.05):
                     err = msg.error()
                     if err is not None:
                         if err.code() == KafkaError._PARTITION_EOF:
                             at_end.add(msg.partition())
                             continue
-                        raise OffsetStoreError(f"reading offsets topic {self._topic}: {err}")
+                        raise OffsetStoreUnusable(f"reading the offsets topic failed: {err}",
+                                                  where=Where(topic=self._topic))
                     if same_partition_key(msg.key(), self._key):
                         latest = msg.value()
                         found_in.add(msg.partition())

@@ -11,25 +11,19 @@ from __future__ import annotations
 import json
 from typing import Any, Mapping, Protocol, runtime_checkable
 
+from connector.errors import OffsetFlushTimeout, OffsetStoreError, OffsetStoreUnusable
 from connector.java.hashmap import as_hashmap
 
 __all__ = [
     "OffsetStore",
     "OffsetStoreError",
     "OffsetFlushTimeout",
+    "OffsetStoreUnusable",
     "partition_key",
     "render_offset",
     "parse_offset",
     "same_partition_key",
 ]
-
-
-class OffsetStoreError(Exception):
-    """The offset store cannot be read or written (message names the store and the cause). Terminal."""
-
-
-class OffsetFlushTimeout(OffsetStoreError):
-    """Writing an offset was not confirmed in time; retriable: the next commit writes it again."""
 
 
 @runtime_checkable
@@ -82,7 +76,7 @@ def parse_offset(raw: bytes, where: str) -> dict[str, Any]:
     try:
         value = json.loads(raw)
     except ValueError as exc:
-        raise OffsetStoreError(f"{where}: stored offset is not JSON ({exc}): {raw[:200]!r}") from exc
+        raise OffsetStoreUnusable(f"{where}: stored offset is not JSON ({exc}): {raw[:200]!r}") from exc
     if not isinstance(value, dict):
-        raise OffsetStoreError(f"{where}: stored offset is not a JSON object: {raw[:200]!r}")
+        raise OffsetStoreUnusable(f"{where}: stored offset is not a JSON object: {raw[:200]!r}")
     return value

@@ -10,7 +10,7 @@ import logging
 from typing import Any, Callable
 
 from connector.config.settings import HISTORY_FILE, HISTORY_KAFKA, Settings
-from connector.errors import SchemaError
+from connector.errors import SchemaError, Where
 from connector.dispatch.filters import TableFilter
 from connector.kafka.writer import connection_config
 from connector.schema.live import LiveSchema, shape_ddl_table
@@ -49,7 +49,7 @@ def _gtid_source_predicate(settings: Settings) -> Callable[[str], bool] | None:
     """`gtid.source.includes/excludes` for schema history recovery, or None when every source is followed."""
     from connector.binlog.gtid import GtidSourceFilter
 
-    gtid_filter = GtidSourceFilter.from_properties(settings.raw)
+    gtid_filter = GtidSourceFilter.from_settings(settings.gtid_source)
     return gtid_filter.accepts if gtid_filter.active else None
 
 
@@ -75,7 +75,8 @@ class SchemaTracker:
         try:
             self._history.initialize_storage()
         except SchemaHistoryError as exc:
-            raise SchemaError(f"schema history store unusable: {exc}") from None
+            raise SchemaError(f"schema history store unusable: {exc.cause}", where=exc.where, statement=exc.statement,
+                              fix=exc.fix) from None
 
     def table(self, table_id: TableId) -> Table | None:
         return self._history.tables.get(table_id)
@@ -126,14 +127,17 @@ class SchemaTracker:
         self._history.recover(offset)
         log.info("schema history recovered: %d table(s)", len(self._history.tables))
 
-    def apply(self, ddl: str, database: str, offset: dict[str, Any], snapshot: bool) -> list[SchemaChange]:
+    def apply(self, ddl: str, database: str, offset: dict[str, Any], snapshot: bool,
+              event_at: tuple[str, int] | None = None) -> list[SchemaChange]:
+        """`event_at`: binlog file and start position of the DDL's event, for errors (the offset's position is
+        where a restart resumes, after it)."""
         try:
             return self._history.apply_ddl(ddl, database or None, offset)
         except DdlParseError as exc:
-            raise SchemaError(
-                f"cannot parse DDL at binlog {offset.get('file')}:{offset.get('pos')}: {exc}. Set "
-                f"schema.history.internal.skip.unparseable.ddl=true to skip such statements (the tables they "
-                f"change may then be decoded with a stale schema)") from None
+            table_id = shape_ddl_table(ddl, database or None)
+            file, pos = event_at if event_at is not None else (offset.get("file"), offset.get("pos"))
+            where = Where(file=file, pos=pos, table=table_id.dotted() if table_id is not None else None)
+            raise SchemaError(f"cannot parse DDL ({exc.reason})", where=where, statement=ddl, fix=exc.fix) from None
 
     def close(self) -> None:
         close = getattr(self._store, "close", None)

@@ -18,23 +18,11 @@ import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 
-from connector.errors import RetriableError, TerminalError
+from connector.errors import IncompatibleSchemaError, SchemaRegistryError, SchemaRegistryUnavailable
 
 __all__ = ["SchemaRegistryClient", "SchemaRegistryError", "SchemaRegistryUnavailable", "IncompatibleSchemaError"]
 
 _CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
-
-
-class SchemaRegistryError(TerminalError):
-    """The registry refused a schema for good."""
-
-
-class IncompatibleSchemaError(SchemaRegistryError):
-    """HTTP 409: the schema is incompatible with the subject's registered versions."""
-
-
-class SchemaRegistryUnavailable(RetriableError):
-    """The registry could not be reached or failed (5xx)."""
 
 
 @dataclass

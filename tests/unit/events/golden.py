@@ -172,7 +172,8 @@ def value_settings(flavour: str | Path):
 def schema_builder(flavour: str | Path, settings=None):
     """The TableSchemaBuilder matching the reference run's properties (modes, names, source types)."""
     from connector.config.modes import FieldNameAdjustmentMode, SchemaNameAdjustmentMode
-    from connector.converters.mappers import column_mappers_from_properties, mapper_lookup
+    from connector.config.families import column_mappers
+    from connector.converters.mappers import column_mapper_rules, mapper_lookup
     from connector.events.table_schema import TableSchemaBuilder, source_type_propagation
 
     props = engine_settings(flavour)
@@ -185,7 +186,7 @@ def schema_builder(flavour: str | Path, settings=None):
         settings if settings is not None else value_settings(flavour),
         propagate_source_type=source_type_propagation(regexes("column.propagate.source.type"),
                                                       regexes("datatype.propagate.source.type")),
-        column_mapper=mapper_lookup(column_mappers_from_properties(props)),
+        column_mapper=mapper_lookup(column_mapper_rules(column_mappers(props, []))),
         schema_name_mode=SchemaNameAdjustmentMode.parse(
             "schema.name.adjustment.mode", props.get("schema.name.adjustment.mode", "none")),
         field_name_mode=FieldNameAdjustmentMode.parse(

@@ -11,6 +11,7 @@ from connector.errors import ConfigError
 from schema_history.model import TableId
 from snapshot.modes import POLICIES, When, policy_for
 from snapshot.parallel import SnapshotMarkers, assign
+from snapshot.chunks import TableScan
 from snapshot.plan import TableRead
 from tests.unit.config.test_config import SERVER
 
@@ -109,7 +110,7 @@ def test_max_threads_must_be_positive(threads, tmp_path):
 
 # ---------------------------------------------------------------- parallel assignment
 def _read(name: str, estimate: int | None) -> TableRead:
-    return TableRead(TableId("db", name), f"SELECT * FROM db.{name}", estimate, False)
+    return TableRead(TableId("db", name), TableScan(TableId("db", name)), estimate, False)
 
 
 def test_assign_largest_first_to_the_least_loaded_reader():

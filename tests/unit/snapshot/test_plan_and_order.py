@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from connector.config.families import select_overrides
 from connector.config.modes import SnapshotLockingMode
 from connector.errors import ConfigError
 from schema_history.model import TableId
@@ -48,10 +49,8 @@ def test_include_list_order_follows_patterns_then_names():
 
 
 def test_plan_include_overrides_and_row_count_order():
-    raw = {"snapshot.select.statement.overrides": "shop.orders",
-           "snapshot.select.statement.overrides.shop.orders": "SELECT * FROM shop.orders WHERE id > 3"}
-    q = SnapshotQueries.from_properties(raw, (r"shop\.orders", r"shop\.customers", r"shop\.events_log"),
-                                        "descending", 3, None)
+    q = SnapshotQueries((r"shop\.orders", r"shop\.customers", r"shop\.events_log"),
+                        {"shop.orders": "SELECT * FROM shop.orders WHERE id > 3"}, "descending", 3, None)
     reads = plan_reads(SHOP, q, estimate)
     assert [r.table_id.table for r in reads] == ["customers", "events_log", "orders"]  # override: no estimate (0)
     assert reads[2].select == "SELECT * FROM shop.orders WHERE id > 3" and reads[2].estimate is None
@@ -66,9 +65,9 @@ def test_plan_include_overrides_and_row_count_order():
 def test_plan_refuses_bad_settings():
     with pytest.raises(ConfigError, match="ascending"):
         SnapshotQueries(order_by_row_count="sideways")
-    with pytest.raises(ConfigError, match="overrides.shop.orders"):
-        SnapshotQueries.from_properties({"snapshot.select.statement.overrides": "shop.orders"}, (), "disabled",
-                                        1000, None)
+    problems: list[str] = []
+    assert select_overrides({"snapshot.select.statement.overrides": "shop.orders"}, problems) == {}
+    assert problems and "snapshot.select.statement.overrides.shop.orders is not set" in problems[0]
 
 
 def test_lock_strategies_table():

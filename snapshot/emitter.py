@@ -1,0 +1,35 @@
+"""The seam between the snapshot and the dispatcher: what the snapshot hands on, and what it asks about tables."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Protocol
+
+from connector.binlog.position import SourceOffset
+from connector.events.snapshot_text import Decoder
+from connector.streaming.handler import EventSource
+from schema_history.model import TableId
+
+__all__ = ["RowWriter", "SnapshotEmitter", "TableSchemas"]
+
+# One table's rows → records: (row values, source block, offset).
+RowWriter = Callable[[Any, EventSource, Any], None]
+
+
+class TableSchemas(Protocol):
+    """What the planner needs to know of the tables in the schema history."""
+
+    def table_known(self, table_id: TableId) -> bool: ...
+
+    def table_columns(self, table_id: TableId) -> tuple[list[str], tuple[str, ...]]:
+        """(column names, primary key column names) of the table in the schema history."""
+        ...
+
+
+class SnapshotEmitter(TableSchemas, Protocol):
+    def schema_statement(self, database: str, ddl: str, source: EventSource, offset: SourceOffset) -> None: ...
+
+    def snapshot_row(self, table_id: TableId, values: tuple, source: EventSource, offset: SourceOffset) -> None: ...
+
+    def snapshot_text_rows(self, table_id: TableId, decoders: list[Decoder]) -> RowWriter | None:
+        """`snapshot_row` for one table's raw text-protocol rows (snapshot/raw_rows.py), or None."""
+        ...
