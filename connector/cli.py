@@ -37,11 +37,21 @@ def _load(args: argparse.Namespace):
     return load_config(args.config, bootstrap=args.kafka, producer_overrides=_producer_overrides(args.producer))
 
 
+def _check_kafka(loaded) -> None:
+    """Kafka client settings (security included) are checked before anything connects."""
+    from connector.kafka.producer_config import producer_config_problems
+
+    problems = producer_config_problems(loaded.settings().kafka.producer)
+    if problems:
+        raise ConfigError([f"Kafka producer: {p}" for p in problems])
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     from connector.daemon import run
     from connector.shutdown import ShutdownToken
 
     loaded = _load(args)
+    _check_kafka(loaded)
     token = ShutdownToken()
     token.install()
     return run(loaded, token, Path(args.status_file) if args.status_file else None)
@@ -61,6 +71,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     for warning in loaded.warnings:
         print(f"warning: {warning}")
     settings = loaded.settings()
+    _check_kafka(loaded)
     snapshot_policy(settings)  # snapshot modes that cannot run fail here as at start
     params = connection_params(settings)
     store = make_offset_store(settings)

@@ -20,14 +20,17 @@ from connector.binlog import connection as dbconn
 from connector.binlog.gtid import GtidSet, GtidSourceFilter, MariaGtidPosition
 from connector.binlog.position import BinlogPosition, SourceOffset
 from connector.binlog.reader import BinlogReader, ConnectionParams
+from connector.binlog.tls import database_tls
 from connector.config.loaders import LoadedConfig
 from connector.config.modes import SnapshotMode
 from connector.config.settings import OFFSETS_FILE, OFFSETS_KAFKA, Settings
 from connector.converters.base import ValueSettings
+from connector.converters.registry import unusable_column
 from connector.converters.snapshot_conv import allow_binary_vectors, pymysql_conversions
 from connector.dispatch.dispatcher import Dispatcher
 from connector.errors import (SchemaError, SchemaRegistryUnavailable, ServerSetupError, SourceConnectionError,
                               Where)
+from connector.kafka.errors import KafkaDeliveryError
 from connector.dispatch.filters import ColumnFilter, TableFilter
 from connector.streaming.heartbeat import ActionQuery, Heartbeat
 from connector.ops.metrics import MetricsServer, StreamingCollector, StreamingStats, build_registry
@@ -46,6 +49,7 @@ from connector.ops.status import StatusFile
 from connector.streaming.handler import ResumePoint as StreamResume, StreamingHandler, StreamingState
 from connector.converters.mappers import column_mapper_rules, mapper_lookup
 from connector.events.table_schema import TableSchemaBuilder, message_key_columns, source_type_propagation
+from schema_history.model import TableId
 from snapshot.initial import InitialSnapshot, ResumeInvalid, SnapshotOptions, SnapshotSource, SnapshotStart
 from snapshot.metrics import SnapshotMetrics
 from snapshot.modes import SnapshotPolicy, policy_for
@@ -61,8 +65,10 @@ def snapshot_policy(settings: Settings) -> SnapshotPolicy:
 
 
 def connection_params(settings: Settings) -> ConnectionParams:
+    """Credentials and TLS of every database connection; a ConfigError when a TLS store cannot be read."""
     db = settings.database
-    return ConnectionParams(db.hostname, db.port, db.user, db.password.reveal(), db.connect_timeout_ms / 1000)
+    return ConnectionParams(db.hostname, db.port, db.user, db.password.reveal(), db.connect_timeout_ms / 1000,
+                            database_tls(db.ssl))
 
 
 def make_offset_store(settings: Settings, data_writer: KafkaWriter | None = None) -> OffsetStore:
@@ -172,6 +178,11 @@ class Daemon:
         self.policy = snapshot_policy(self.settings)
 
     # ---------------------------------------------------------------- wiring
+    def tables_for_topic(self, topic: str) -> list[TableId]:
+        """The captured tables whose records go to `topic` (for errors that name a topic)."""
+        dispatcher = getattr(self, "_dispatcher", None)
+        return dispatcher.tables_for_topic(topic) if dispatcher is not None else []
+
     def run(self) -> int:
         s = self.settings
         for warning in self.loaded.warnings:
@@ -205,6 +216,8 @@ class Daemon:
         self._live = live
         tracker = OffsetTracker()
         builder = table_schema_builder(s)
+        # a parsed DDL the converters cannot represent falls back instead of failing on its first row
+        schema.attach_table_check(lambda table: unusable_column(table, builder.settings))
         dispatcher = Dispatcher(s, schema, builder, writer, tracker, table_filter)
         committer: OffsetCommitter | TransactionalCommitter
         if writer.transactional:
@@ -247,8 +260,9 @@ class Daemon:
         if not s.metrics_port:
             return None
         c = dispatcher.counters
+        schema = dispatcher.schema
         collector = StreamingCollector(s.topics.prefix, self.stats, lambda: c.data_events, lambda: c.records_sent,
-                                       lambda: c.records_acked)
+                                       lambda: c.records_acked, lambda: getattr(schema, "ddl_fallbacks", 0))
         return MetricsServer(s.metrics_host, s.metrics_port, build_registry(collector), self.stats).start()
 
     def _flush_and_commit(self, final: bool = False) -> None:
@@ -401,9 +415,7 @@ class Daemon:
         allow_binary_vectors()
 
         def connect() -> pymysql.connections.Connection:
-            kwargs = params.pymysql_kwargs()
-            kwargs.update(conv=conv, autocommit=False, init_command="SET time_zone='+00:00'")
-            return pymysql.connect(**kwargs)
+            return dbconn.connect(params, autocommit=False, conv=conv, init_command="SET time_zone='+00:00'")
 
         ss = self.settings.snapshot
         queries = SnapshotQueries(ss.include_collection_list, ss.select_overrides, ss.tables_order_by_row_count,
@@ -630,8 +642,17 @@ def _mariadb_connect_state(ctl: pymysql.connections.Connection, position: Binlog
 
 def run(loaded: LoadedConfig, token: ShutdownToken, status_path: Path | None = None) -> int:
     """0 after a clean stop; failures propagate to `connector.cli.main`, which maps them to exit codes."""
+    daemon = Daemon(loaded, token, status_path)
     try:
-        return Daemon(loaded, token, status_path).run()
+        return daemon.run()
+    except KafkaDeliveryError as exc:
+        # Kafka refused a record (an invalid or forbidden topic, a record too large): name the tables written to
+        # that topic; offsets cover only what was acknowledged, so a restart loses nothing.
+        tables = daemon.tables_for_topic(exc.topic)
+        if tables:
+            exc.where = Where(topic=exc.topic, table=", ".join(t.dotted() for t in tables))
+            exc.fix = "fix the topic (name, ACLs, size limits) or route the table elsewhere, then restart"
+        raise
     except InterruptedError as exc:
         if not token.requested:
             raise

@@ -22,7 +22,7 @@ from schema_history.checkpoint import checkpoint_records
 from schema_history.ddl.filters import DdlFilter
 from schema_history.ddl.parser import apply_ddl
 from schema_history.errors import DdlParseError
-from schema_history.model import TableId, Tables
+from schema_history.model import Table, TableId, Tables
 from schema_history.record import HistoryRecord
 from schema_history.recovery import recover
 from schema_history.settings import SchemaHistorySettings
@@ -36,6 +36,21 @@ def _replay_key(position: Mapping[str, Any]) -> tuple[Any, ...]:
     """Records carry the offset of their binlog event; the text may differ from the event's statement
     (`DROP TABLE a, b` is recorded per table, versioned comments unwrapped), so the position decides."""
     return tuple(sorted((str(k), str(v)) for k, v in position.items()))
+
+
+# What a parser or model bug raises on an unforeseen statement: taken as "cannot parse" (typed, with the
+# statement), so that it meets the same fallback and the same one-line stop as any unparseable DDL.
+_PARSER_BUGS = (ValueError, KeyError, IndexError, TypeError, AttributeError, ArithmeticError, RecursionError)
+
+
+def _apply_parsed(state: SchemaState, ddl: str, database: str | None) -> list[SchemaChange]:
+    try:
+        return apply_ddl(state, ddl, database)
+    except DdlParseError:
+        raise
+    except _PARSER_BUGS as exc:
+        log.debug("DDL parser failed on %r", ddl, exc_info=True)
+        raise DdlParseError(f"internal parser error ({type(exc).__name__}: {exc})", ddl) from exc
 
 
 def _hashmap(position: Mapping[str, Any]) -> dict[str, Any]:
@@ -60,6 +75,11 @@ class SchemaHistory:
         # instead (e.g. from SHOW CREATE TABLE, see apply_table_definition) or None to skip/fail as usual.
         self.on_unparseable: Callable[[str, str | None, Mapping[str, Any], DdlParseError],
                                       list[SchemaChange] | None] | None = None
+        # Beyond Debezium: a parsed DDL can still leave a table the connector cannot represent (a default
+        # its converters reject). `check_table` names the problem (None: fine); `on_unusable_table` then
+        # records a replacement (SHOW CREATE TABLE) and returns its changes, or None to keep the parsed one.
+        self.check_table: Callable[[Table], str | None] | None = None
+        self.on_unusable_table: Callable[[str, TableId, Mapping[str, Any], str], list[SchemaChange] | None] | None = None
 
     @property
     def state(self) -> SchemaState:
@@ -112,7 +132,7 @@ class SchemaHistory:
         self._replayable = set()  # past the resume point: nothing further can be a re-read
         working = self._state.copy()
         try:
-            changes = apply_ddl(working, ddl, database)
+            changes = _apply_parsed(working, ddl, database)
         except DdlParseError as exc:
             if self.on_unparseable is not None:
                 replaced = self.on_unparseable(ddl, database, position, exc)
@@ -122,6 +142,9 @@ class SchemaHistory:
                 raise
             log.warning("Ignoring unparseable DDL (schema.history.internal.skip.unparseable.ddl=true): %s", ddl)
             return []
+        replaced = self._replace_unusable(changes, ddl, position)
+        if replaced is not None:
+            return replaced
         recorded = [c for c in changes if self._should_store(c, ddl)]
         ts_ms = self._clock_ms()
         ordered_position = _hashmap(position)
@@ -131,6 +154,18 @@ class SchemaHistory:
         self._since_checkpoint += len(recorded)
         self._maybe_checkpoint(ordered_position, ts_ms)
         return changes
+
+    def _replace_unusable(self, changes: list[SchemaChange], ddl: str,
+                          position: Mapping[str, Any]) -> list[SchemaChange] | None:
+        check, replace = self.check_table, self.on_unusable_table
+        if check is None or replace is None:
+            return None
+        for change in changes:
+            for tc in change.table_changes:
+                problem = None if tc.table is None or tc.type is TableChangeType.DROP else check(tc.table)
+                if problem is not None:
+                    return replace(ddl, tc.id, position, problem)
+        return None
 
     def _maybe_checkpoint(self, position: Mapping[str, Any], ts_ms: int) -> None:
         """Every `checkpoint_interval` recorded statements (streaming only: a snapshot records the whole

@@ -20,8 +20,9 @@ class TableId:
     table: str
 
     def identifier(self) -> str:
-        """Debezium's `TableId.toDoubleQuotedString()`: `"db"."table"` as used in `tableChanges[].id`."""
-        return f'"{self.database}"."{self.table}"'
+        """Debezium's `TableId.toDoubleQuotedString()`: `"db"."table"` as used in `tableChanges[].id`, a `"`
+        inside a name doubled (`"db"."spe""cial"`, reference run longtail)."""
+        return '"' + self.database.replace('"', '""') + '"."' + self.table.replace('"', '""') + '"'
 
     def dotted(self) -> str:
         """`db.table`, as used in topic names, `transaction_data_collection_order_*` and filters."""

@@ -107,8 +107,9 @@ def read_serially(conn: pymysql.connections.Connection, reads: Sequence[TableRea
     in_progress = offset
     in_progress_map = ResumeOffsets(in_progress)
     done = offset.with_(snapshot=None)
-    # (writer of its table, table, row, table index, row index) of the row emitted one step late
-    pending: tuple[RowWriter, TableId, Any, int, int] | None = None
+    # (writer of its table, table, row, table index, row index, offset) of the row emitted one step late; the
+    # offset is set once its table is done (taken before the next table's key columns replace its own)
+    pending: tuple[RowWriter, TableId, Any, int, int, Any] | None = None
     ts_ms = int(time.time()) * 1000
     key_index: list[int] = []
     key_decoders: list[Decoder] | None = None  # raw rows: PyMySQL's decoding of the key columns
@@ -128,9 +129,12 @@ def read_serially(conn: pymysql.connections.Connection, reads: Sequence[TableRea
     source_for = DataSources(offset).get
 
     def flush(is_last_row: bool, final: bool) -> None:
-        emit_p, table_id, values, t_index, r_index = pending  # type: ignore[misc]
-        source = source_for(table_id, marker(t_index, count, r_index, is_last_row), ts_ms)
-        emit_p(values, source, done if final else progress(values))
+        emit_p, table_id, values, t_index, r_index, row_offset = pending  # type: ignore[misc]
+        # The snapshot's last record is `last` even when the tables after its own were empty (Debezium marks
+        # the record it buffered when the snapshot completes; reference run longtail)
+        mark = MARKER_LAST if final else marker(t_index, count, r_index, is_last_row)
+        source = source_for(table_id, mark, ts_ms)
+        emit_p(values, source, done if final else row_offset if row_offset is not None else progress(values))
 
     for t_index, read in enumerate(reads):
         if step.should_stop():
@@ -141,9 +145,10 @@ def read_serially(conn: pymysql.connections.Connection, reads: Sequence[TableRea
         metrics.table_started(table_id, estimate)
         log.info("Exporting data from table '%s' (%d of %d tables, ~%d rows)", table_id.dotted(),
                  t_index + 1, count, estimate)
-        if pending is not None:
-            flush(is_last_row=True, final=False)
-            pending = None
+        if pending is not None and pending[5] is None:
+            # the previous table's last row waits for the next row actually read: when only empty tables
+            # follow, it is the snapshot's last record
+            pending = pending[:5] + (progress(pending[2]),)
         reader = ChunkReader(conn, read.scan, step.fetch_size, read.streaming)
         try:
             # Streamed rows go raw to the emitter's per-table text writer when it has one (snapshot/raw_rows.py:
@@ -159,10 +164,13 @@ def read_serially(conn: pymysql.connections.Connection, reads: Sequence[TableRea
                 ts_ms = int(time.time()) * 1000
                 for values in batch:
                     if pending is not None:  # flush(is_last_row=False, final=False), inlined: once per row
-                        emit_p, table_p, values_p, t_p, r_p = pending
-                        emit_p(values_p, source_for(table_p, marker(t_p, count, r_p, False), ts_ms),
-                               progress(values_p))
-                    pending = (emit_table, table_id, values, t_index, r_index)
+                        emit_p, table_p, values_p, t_p, r_p, offset_p = pending
+                        if offset_p is None:
+                            emit_p(values_p, source_for(table_p, marker(t_p, count, r_p, False), ts_ms),
+                                   progress(values_p))
+                        else:  # an earlier table's last row
+                            emit_p(values_p, source_for(table_p, marker(t_p, count, r_p, True), ts_ms), offset_p)
+                    pending = (emit_table, table_id, values, t_index, r_index, None)
                     r_index += 1
                 total += len(batch)
                 metrics.rows(table_id, r_index)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 import pymysql
 import pymysql.cursors
@@ -52,18 +52,18 @@ class BinlogStatus:
 
 
 def connect(params: ConnectionParams, database: str | None = None, autocommit: bool = True,
-            cursorclass: type = pymysql.cursors.Cursor) -> pymysql.connections.Connection:
+            cursorclass: type = pymysql.cursors.Cursor, **session: Any) -> pymysql.connections.Connection:
+    """A connection with the connector's credentials and TLS; `session`: more PyMySQL arguments (conv, ...)."""
     kwargs = params.pymysql_kwargs()
-    kwargs.update(autocommit=autocommit, cursorclass=cursorclass)
+    kwargs.update(autocommit=autocommit, cursorclass=cursorclass, **session)
     if database:
         kwargs["database"] = database
     try:
         return pymysql.connect(**kwargs)
     except pymysql.err.OperationalError as exc:
-        code = exc.args[0] if exc.args else 0
-        if code in (1045, 1698):
-            raise ServerSetupError(f"cannot log in to {params.host}:{params.port} as {params.user!r}: {exc.args[1]}",
-                                   fix="check database.user/database.password") from None
+        refused = params.refusal(exc)
+        if refused is not None:
+            raise refused from None
         raise SourceConnectionError(f"cannot connect to {params.host}:{params.port}: {exc.args[-1]}",
                                     fix="check database.hostname/database.port and that the server is running"
                                     ) from None

@@ -21,7 +21,7 @@ Library behaviours we deliberately work around (python-mysql-replication.md §4.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Iterator
 
 import pymysql
@@ -45,6 +45,8 @@ from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateR
 from connector.binlog import payload, table_map_cache
 from connector.binlog.payload import PayloadError, TransactionPayloadEvent
 from connector.binlog.position import BinlogPosition
+from connector.binlog.tls import DatabaseTls, handshake_failure, login_hint
+from connector.errors import ServerSetupError
 from connector.binlog.table_map_cache import CachedTableMapEvent, TableMapCache
 
 log = logging.getLogger(__name__)
@@ -113,8 +115,10 @@ class ConnectionParams:
     host: str
     port: int
     user: str
-    password: str
+    password: str = field(repr=False)
     connect_timeout_s: float = 30.0
+    # database.ssl.*: every connection built from these params (binlog, snapshot, control) gets it.
+    tls: DatabaseTls = field(default_factory=DatabaseTls)
 
     def pymysql_kwargs(self) -> dict[str, Any]:
         return {
@@ -124,7 +128,17 @@ class ConnectionParams:
             "password": self.password,
             "connect_timeout": max(1, int(self.connect_timeout_s)),
             "charset": "utf8mb4",
+            **self.tls.pymysql_kwargs(),
         }
+
+    def refusal(self, exc: BaseException) -> ServerSetupError | None:
+        """A terminal one-line error when the server refused us for good (TLS handshake, login); None for
+        failures a reconnect may heal."""
+        refused = handshake_failure(exc, self.host, self.port, self.tls.mode)
+        if refused is None and isinstance(exc, pymysql.err.OperationalError) and exc.args and exc.args[0] in (1045, 1698):
+            refused = ServerSetupError(f"cannot log in to {self.host}:{self.port} as {self.user!r}: {exc.args[1]}",
+                                       fix=f"check database.user/database.password{login_hint(self.tls.mode)}")
+        return refused
 
 
 @dataclass
@@ -205,13 +219,23 @@ class BinlogReader:
         if self._stream is None:
             self.open()
         assert self._stream is not None
-        for event in self._stream:
+        try:
+            yield from self._positioned(self._stream)
+        except pymysql.err.OperationalError as exc:
+            # A refused TLS handshake or login does not heal by reconnecting: stop with the fix instead.
+            refused = self._params.refusal(exc)
+            if refused is not None:
+                raise refused from None
+            raise
+
+    def _positioned(self, stream: BinLogStreamReader) -> Iterator[PositionedEvent]:
+        for event in stream:
             packet = event.packet
             log_pos = packet.log_pos
             if isinstance(event, RotateEvent):
                 if event.timestamp:
                     # A real rotate made the library start a plain dict (table ids may be reused now).
-                    self._stream.table_map = TableMapCache(self._parsed_table_maps)
+                    stream.table_map = TableMapCache(self._parsed_table_maps)
                 self.file = event.next_binlog
                 self.next_pos = event.position
                 yield PositionedEvent(event, self.file, event.position, event.position, event.timestamp,

@@ -27,8 +27,9 @@ import struct
 from typing import Any, Callable
 
 from pymysqlreplication.constants import FIELD_TYPE
-from pymysqlreplication.json_binary import parse_json
 from pymysqlreplication.row_event import RowsEvent
+
+from connector.binlog.json_binary import render_json_binary
 
 __all__ = ["ValueDecoder", "column_decoder"]
 
@@ -139,14 +140,15 @@ def _geometry(column: Any, errors: str) -> ValueDecoder:
 
 
 def _json(column: Any, errors: str) -> ValueDecoder:
-    """MySQL binary JSON, parsed by pmr's own parser; length 0 is None as in pmr."""
+    """MySQL binary JSON, rendered straight to Debezium's text (connector/binlog/json_binary.py); length 0
+    is None as in pmr."""
     bounds = _length_prefixed(column.length_size)
 
     def decode(data: bytes, pos: int) -> tuple[Any, int]:
         start, end = bounds(data, pos)
         if end == start:
             return None, end
-        return parse_json(data[start], data[start + 1:end]), end
+        return render_json_binary(data[start:end]), end
 
     return decode
 
@@ -251,6 +253,11 @@ def _new_decimal(column: Any, errors: str) -> ValueDecoder:
         return _Decimal("-" + text if negative else text), end
 
     return decode
+
+
+def packed_decimal(column: Any) -> ValueDecoder:
+    """The packed-decimal decoder for `column.precision` / `column.decimals` (also used inside binary JSON)."""
+    return _new_decimal(column, "strict")
 
 
 def _fsp(fsp: int) -> tuple[int, int, bool]:

@@ -116,7 +116,20 @@ FIELDS: tuple[Field, ...] = (
     F("database.password", None, as_str, "Password of database.user."),
     F("database.server.id", None, as_positive_long, "Numeric id of this replica; unique in the replication topology.", required=True),
     F("database.server.id.offset", "10000", as_int, "Added to server.id for extra snapshot connections."),
-    F("database.ssl.mode", "preferred", E(modes.SecureConnectionMode), "TLS to the database."),
+    F("database.ssl.mode", "preferred", E(modes.SecureConnectionMode),
+      "TLS to the database: disabled, preferred (TLS if offered, unverified), required (unverified), verify_ca, "
+      "verify_identity (the verify modes need database.ssl.truststore or database.ssl.ca)."),
+    F("database.ssl.truststore", None, as_str, "CA certificates to verify the server with: a JKS, JCEKS, PKCS#12 or "
+      "PEM file."),
+    F("database.ssl.truststore.password", None, as_str, "Password of database.ssl.truststore (optional for JKS)."),
+    F("database.ssl.keystore", None, as_str, "Client certificate and key: a JKS, JCEKS or PKCS#12 file (the key's "
+      "password must be the store's)."),
+    F("database.ssl.keystore.password", None, as_str, "Password of database.ssl.keystore."),
+    F("database.ssl.ca", None, as_str, "Beyond Debezium, for users without keytool: PEM file of the CA "
+      "certificate(s); instead of database.ssl.truststore."),
+    F("database.ssl.cert", None, as_str, "Beyond Debezium: PEM file of the client certificate (chain); with "
+      "database.ssl.key, instead of database.ssl.keystore."),
+    F("database.ssl.key", None, as_str, "Beyond Debezium: PEM file of the client certificate's unencrypted private key."),
     F("database.initial.statements", None, as_str, "Semicolon-separated SQL run on every new JDBC-like connection."),
     F("database.query.timeout.ms", "600000", as_int, "Timeout of queries."),
     F("connect.timeout.ms", "30000", as_int, "Connection timeout."),

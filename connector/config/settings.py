@@ -24,13 +24,41 @@ OFFSETS_MEMORY = "org.apache.kafka.connect.storage.MemoryOffsetBackingStore"
 
 
 @dataclass(frozen=True)
+class DatabaseSslSettings:
+    """`database.ssl.*`: the mode, Debezium's stores, and PEM files as the alternative (binlog/tls.py)."""
+
+    mode: modes.SecureConnectionMode = modes.SecureConnectionMode.PREFERRED
+    truststore: str | None = None
+    truststore_password: Secret = Secret("")
+    keystore: str | None = None
+    keystore_password: Secret = Secret("")
+    ca: str | None = None
+    cert: str | None = None
+    key: str | None = None
+
+    def problems(self) -> list[str]:
+        out = []
+        verify = self.mode in (modes.SecureConnectionMode.VERIFY_CA, modes.SecureConnectionMode.VERIFY_IDENTITY)
+        if verify and not (self.truststore or self.ca):
+            out.append(f"database.ssl.mode={self.mode.value} needs the CA that signed the server's certificate: set "
+                       f"database.ssl.truststore (JKS/PKCS#12, with database.ssl.truststore.password) or "
+                       f"database.ssl.ca (PEM)")
+        for ours, theirs in (("database.ssl.ca", "database.ssl.truststore"), ("database.ssl.cert", "database.ssl.keystore")):
+            if getattr(self, ours.rsplit(".", 1)[1]) and getattr(self, theirs.rsplit(".", 1)[1]):
+                out.append(f"{ours} and {theirs} cannot both be set; keep one of them")
+        if self.key and not self.cert:
+            out.append("database.ssl.key needs database.ssl.cert (the certificate of that key)")
+        return out
+
+
+@dataclass(frozen=True)
 class DatabaseSettings:
     hostname: str
     port: int
     user: str
     password: Secret
     server_id: int
-    ssl_mode: modes.SecureConnectionMode
+    ssl: DatabaseSslSettings
     connect_timeout_ms: int
     keep_alive: bool
     initial_statements: tuple[str, ...]
@@ -247,11 +275,21 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         user=r.get("database.user") or "",
         password=Secret(password),
         server_id=r.get("database.server.id") or 0,
-        ssl_mode=r.get("database.ssl.mode"),
+        ssl=DatabaseSslSettings(
+            mode=r.get("database.ssl.mode"),
+            truststore=r.get("database.ssl.truststore"),
+            truststore_password=Secret(raw.get("database.ssl.truststore.password") or ""),
+            keystore=r.get("database.ssl.keystore"),
+            keystore_password=Secret(raw.get("database.ssl.keystore.password") or ""),
+            ca=r.get("database.ssl.ca"),
+            cert=r.get("database.ssl.cert"),
+            key=r.get("database.ssl.key"),
+        ),
         connect_timeout_ms=r.get("connect.timeout.ms"),
         keep_alive=r.get("connect.keep.alive"),
         initial_statements=tuple(s.strip() for s in (raw.get("database.initial.statements") or "").split(";") if s.strip()),
     )
+    r.problems.extend(database.ssl.problems())
     filters = FilterSettings(
         database_include=r.get("database.include.list") or (),
         database_exclude=r.get("database.exclude.list") or (),

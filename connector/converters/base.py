@@ -14,8 +14,8 @@ from connector.config.modes import (
 from connector.serde.connect_schema import ConnectSchema
 from schema_history.model import Column
 
-__all__ = ["ValueSettings", "Kind", "ColumnConverter", "UnsupportedColumnType", "ValueFn", "DefaultFn", "unsigned",
-           "base_type_name"]
+__all__ = ["ValueSettings", "Kind", "ColumnConverter", "UnsupportedColumnType", "DefaultValueError", "ValueFn", "DefaultFn", "unsigned",
+           "base_type_name", "numeric_default_text"]
 
 ValueFn = Callable[[Any], Any]
 DefaultFn = Callable[[str, Column], Any]
@@ -23,6 +23,16 @@ DefaultFn = Callable[[str, Column], Any]
 
 class UnsupportedColumnType(ValueError):
     """A column type no converter family handles (Terminal: configuration or code must change)."""
+
+
+class DefaultValueError(ValueError):
+    """A column's DDL default that its converter cannot turn into a value of the column's type."""
+
+    def __init__(self, column: str, expression: str, cause: Exception) -> None:
+        self.column = column
+        self.expression = expression
+        super().__init__(f"column {column!r}: default {expression!r} cannot be converted "
+                         f"({type(cause).__name__}: {cause})")
 
 
 @dataclass(frozen=True)
@@ -74,9 +84,21 @@ def unsigned(column: Column) -> bool:
 
 
 def base_type_name(column: Column) -> str:
-    """`BIGINT UNSIGNED ZEROFILL` → `BIGINT`."""
+    """`BIGINT UNSIGNED ZEROFILL` → `BIGINT`; `VARCHAR BINARY` (a binary collation, still text) → `VARCHAR`."""
     name = column.type_name.upper()
-    for suffix in (" ZEROFILL", " UNSIGNED", " SIGNED"):
+    for suffix in (" BINARY", " ZEROFILL", " UNSIGNED", " SIGNED"):
         if name.endswith(suffix):
             name = name[: -len(suffix)]
     return name
+
+
+def numeric_default_text(expr: str) -> str | None:
+    """A numeric column's DEFAULT as a number literal, None for NULL or none.
+
+    MySQL takes TRUE/FALSE as 1/0 in any numeric column (`TINYINT(1) DEFAULT TRUE`), and so does
+    Debezium's BinlogDefaultValueConverter.convert for every numeric JDBC type; quotes are the server's."""
+    text = expr.strip().strip("'").strip()
+    if not text or text.upper() == "NULL":
+        return None
+    upper = text.upper()
+    return "1" if upper == "TRUE" else "0" if upper == "FALSE" else text

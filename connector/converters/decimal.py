@@ -6,7 +6,7 @@ from decimal import Decimal
 from typing import Any
 
 from connector.config.modes import DecimalHandlingMode
-from connector.converters.base import Kind, ValueSettings
+from connector.converters.base import Kind, ValueSettings, numeric_default_text
 from connector.serde.connect_schema import DECIMAL_NAME, ConnectSchema, Type
 from schema_history.model import Column
 
@@ -17,8 +17,8 @@ def _plain(value: Any) -> str:
 
 
 def _parse(expr: str) -> Decimal | None:
-    text = expr.strip().strip("'")
-    return None if not text or text.upper() == "NULL" else Decimal(text)
+    text = numeric_default_text(expr)
+    return None if text is None else Decimal(text)
 
 
 def decimal(column: Column, settings: ValueSettings) -> Kind:

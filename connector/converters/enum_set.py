@@ -14,15 +14,47 @@ from connector.serde.connect_schema import ConnectSchema, Type
 from schema_history.model import Column
 
 
-def enum_literals(column: Column) -> list[str]:
-    """`("'small'", "'it''s'")` → `['small', "it's"]`."""
-    out = []
-    for literal in column.enum_values:
-        text = literal
-        if len(text) >= 2 and text[0] == text[-1] and text[0] in "'\"":
-            text = text[1:-1].replace(text[0] * 2, text[0])
-        out.append(text)
-    return out
+def _without_quotes(literal: str) -> str:
+    if len(literal) >= 2 and literal[0] == literal[-1] and literal[0] in "'\"":
+        return literal[1:-1]
+    return literal
+
+
+def enum_options(column: Column) -> list[str]:
+    """The members as Debezium lists them (`MySqlAntlrDdlParser.extractEnumAndSetOptions`): quotes stripped,
+    `,` escaped as `\\,`, `\\'` and `''` read as `'`, every other backslash kept as written. These are
+    also the values of streamed rows (Debezium maps the binlog's index to this list); snapshot rows carry the
+    server's own text."""
+    return [_without_quotes(lit).replace(",", "\\,").replace("\\'", "'").replace("''", "'")
+            for lit in column.enum_values]
+
+
+_MYSQL_ESCAPES = {"0": "\0", "b": "\b", "n": "\n", "r": "\r", "t": "\t", "Z": "\x1a"}
+
+
+def _stored_text(literal: str) -> str:
+    """What the server stores for a member literal: `''` → `'`, backslash escapes resolved."""
+    quote = literal[0] if len(literal) >= 2 and literal[0] == literal[-1] and literal[0] in "'\"" else ""
+    body = _without_quotes(literal)
+    out: list[str] = []
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\" and i + 1 < len(body):
+            out.append(_MYSQL_ESCAPES.get(body[i + 1], body[i + 1]))
+            i += 2
+        elif quote and c == quote and body[i + 1:i + 2] == quote:
+            out.append(quote)
+            i += 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _binlog_names(column: Column) -> tuple[list[str], dict[str, str]]:
+    options = enum_options(column)
+    return options, {_stored_text(lit): option for lit, option in zip(column.enum_values, options)}
 
 
 def _default(expr: str, column: Column) -> Any:
@@ -34,7 +66,7 @@ def _default(expr: str, column: Column) -> Any:
 
 
 def enum(column: Column, settings: ValueSettings) -> Kind:
-    values = enum_literals(column)
+    values, by_name = _binlog_names(column)
     schema = ConnectSchema(Type.STRING, name="io.debezium.data.Enum", version=1, parameters=(("allowed", ",".join(values)),))
     by_index = ("", *values)  # index 0: the invalid value '' of a non-strict insert
 
@@ -42,21 +74,21 @@ def enum(column: Column, settings: ValueSettings) -> Kind:
         # the binlog decoder passes the 1-based index when the TABLE_MAP had no usable member names
         if isinstance(value, int):
             return by_index[value] if value < len(by_index) else ""
-        return value
+        return by_name.get(value, value)
 
     return Kind(schema, from_binlog, None, _default)
 
 
 def set_(column: Column, settings: ValueSettings) -> Kind:
-    values = enum_literals(column)
+    values, by_name = _binlog_names(column)
     schema = ConnectSchema(Type.STRING, name="io.debezium.data.EnumSet", version=1, parameters=(("allowed", ",".join(values)),))
-    order = {v: i for i, v in enumerate(values)}
+    order = {v: i for i, v in enumerate(by_name)}
 
     def from_binlog(value: Any) -> str:
         if isinstance(value, str):
-            return value
+            return ",".join(by_name.get(v, v) for v in value.split(",")) if value else value
         if isinstance(value, int):  # the bit mask, when the TABLE_MAP had no usable member names
             return ",".join(v for i, v in enumerate(values) if value >> i & 1)
-        return ",".join(sorted(value, key=lambda v: order.get(v, len(order))))
+        return ",".join(by_name.get(v, v) for v in sorted(value, key=lambda v: order.get(v, len(order))))
 
     return Kind(schema, from_binlog, None, _default)

@@ -3,7 +3,8 @@
 Connect types follow the MySQL connector: TINYINT (signed or not) and SMALLINT → int16, SMALLINT
 UNSIGNED / MEDIUMINT / INT → int32, INT UNSIGNED / BIGINT → int64, BIGINT UNSIGNED → int64 in `long`
 mode (values above 2^63-1 wrap to negative, as Java's `long` does) or Decimal(20,0) in `precise` mode.
-FLOAT → float32 (printed with Float.toString), DOUBLE/REAL → float64.
+FLOAT → float32 (printed with Float.toString), DOUBLE → float64. REAL as written in a DDL is JDBC REAL, a
+float32 whatever its (M,D) (reference run longtail); the server's SHOW CREATE TABLE spells it `double`.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from decimal import Decimal
 from typing import Any
 
 from connector.config.modes import BigIntUnsignedHandlingMode
-from connector.converters.base import Kind, ValueSettings, base_type_name, unsigned
+from connector.converters.base import Kind, ValueSettings, base_type_name, numeric_default_text, unsigned
 from connector.serde.connect_schema import DECIMAL_NAME, ConnectSchema, Type
 from connector.java.text import to_float32
 from schema_history.model import Column
@@ -51,10 +52,8 @@ def _wrap_long(value: int) -> int:
 
 
 def _int_default(expr: str, column: Column) -> Any:
-    text = expr.strip().strip("'")
-    if not text or text.upper() == "NULL":
-        return None
-    return int(Decimal(text))
+    text = numeric_default_text(expr)
+    return None if text is None else int(Decimal(text))
 
 
 def integer(column: Column, settings: ValueSettings) -> Kind:
@@ -95,15 +94,16 @@ def boolean(column: Column, settings: ValueSettings) -> Kind:
 
 
 def _float_default(expr: str, column: Column) -> Any:
-    text = expr.strip().strip("'")
-    return None if not text or text.upper() == "NULL" else float(text)
+    text = numeric_default_text(expr)
+    return None if text is None else float(text)
 
 
 def floating(column: Column, settings: ValueSettings) -> Kind:
     base = base_type_name(column)
     # Debezium: float32 only for a FLOAT without scale and length <= 24; FLOAT(p>24) and the
     # deprecated FLOAT(M,D) fall through to JDBC's FLOAT, a float64 (reference run types-extra).
-    single = base in ("FLOAT", "FLOAT4") and column.scale is None and (column.length is None or column.length <= 24)
+    single = base == "REAL" or (
+        base in ("FLOAT", "FLOAT4") and column.scale is None and (column.length is None or column.length <= 24))
     if single:
         return Kind(ConnectSchema(Type.FLOAT32), None, to_float32, _float_default)
     if base in ("FLOAT", "FLOAT4") and column.scale is not None:

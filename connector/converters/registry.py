@@ -26,10 +26,26 @@ from connector.converters import (
     text,
     vector,
 )
-from connector.converters.base import ColumnConverter, Kind, UnsupportedColumnType, ValueSettings, base_type_name
-from schema_history.model import Column
+import logging
+from decimal import InvalidOperation
 
-__all__ = ["resolve", "ColumnConverter", "ValueSettings", "UnsupportedColumnType", "base_type_name"]
+from connector.converters.base import (
+    ColumnConverter,
+    DefaultValueError,
+    Kind,
+    UnsupportedColumnType,
+    ValueSettings,
+    base_type_name,
+)
+from schema_history.model import Column, Table
+
+__all__ = ["resolve", "unusable_column", "ColumnConverter", "ValueSettings", "UnsupportedColumnType",
+           "DefaultValueError", "base_type_name"]
+
+log = logging.getLogger(__name__)
+
+# What a default parser raises on text it does not understand (int('x'), Decimal('x'), a bad date).
+_DEFAULT_FAILURES = (ValueError, ArithmeticError, InvalidOperation, IndexError, TypeError, OverflowError)
 
 Factory = Callable[[Column, ValueSettings], Kind]
 
@@ -70,7 +86,10 @@ _FAMILIES: dict[str, Factory] = {
 }
 
 
-def resolve(column: Column, settings: ValueSettings) -> ColumnConverter:
+def resolve(column: Column, settings: ValueSettings, lenient_defaults: bool = False) -> ColumnConverter:
+    """The column's converter. A DDL default its type cannot take raises `DefaultValueError`, or with
+    `lenient_defaults` leaves the field without a default (the schema tracker has already warned: the
+    row path must never fail on a table the history accepted)."""
     factory = _FAMILIES.get(base_type_name(column))
     if factory is None:
         raise UnsupportedColumnType(
@@ -82,10 +101,26 @@ def resolve(column: Column, settings: ValueSettings) -> ColumnConverter:
     if settings.include_schema_comments and column.comment:
         schema = replace(schema, doc=column.comment)
     if column.default_value_expression is not None and kind.parse_default is not None:
-        default = kind.parse_default(column.default_value_expression, column)
+        try:
+            default = kind.parse_default(column.default_value_expression, column)
+        except _DEFAULT_FAILURES as exc:
+            if not lenient_defaults:
+                raise DefaultValueError(column.name, column.default_value_expression, exc) from exc
+            log.debug("column %r: default %r dropped (%s)", column.name, column.default_value_expression, exc)
+            default = None
         if default is not None:
             schema = replace(schema, default=default)
     fallback = None
     if not column.optional:
         fallback = schema.default if schema.has_default else kind.fallback
     return ColumnConverter(column.name, schema, kind.from_binlog, kind.from_snapshot, fallback)
+
+
+def unusable_column(table: Table, settings: ValueSettings) -> str | None:
+    """Why a column of `table` cannot be converted as declared (unknown type, unconvertible default), or None."""
+    for column in table.columns:
+        try:
+            resolve(column, settings)
+        except (DefaultValueError, UnsupportedColumnType) as exc:
+            return str(exc)
+    return None

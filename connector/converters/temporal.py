@@ -14,6 +14,7 @@ TIMESTAMP text is UTC.
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from typing import Any, Callable
 
 from connector.config.modes import TimePrecisionMode
@@ -76,6 +77,35 @@ def _time_us_from_text(text: str) -> int:
     hms, _, frac = body.partition(".")
     h, m, s = hms.split(":")
     us = (int(h) * 3600 + int(m) * 60 + int(s)) * _US + _fraction_us(frac)
+    return -us if negative else us
+
+
+# BinlogDefaultValueConverter.convertToDuration: a TIME default written as a datetime keeps its time
+# part ('0000-00-00 01:00:00.000' → 01:00:00); stringToDuration then allows HH:MM without seconds.
+_DATETIME_TEXT = re.compile(r"[0-9]*-[0-9]*-[0-9]* ([0-9]*:[0-9]*:[0-9]*(?:\.[0-9]*)?)")
+_TIME_DEFAULT = re.compile(r"(-?[0-9]*):([0-9]*)(?::([0-9]*))?(?:\.([0-9]*))?")
+
+
+_NUMERIC_TIME = re.compile(r"(-?)([0-9]+)(?:\.([0-9]*))?")
+
+
+def _time_default_us(text: str) -> int:
+    dated = _DATETIME_TEXT.fullmatch(text)
+    if dated:
+        text = dated.group(1)
+    numeric = _NUMERIC_TIME.fullmatch(text)
+    if numeric:
+        # MySQL's numeric TIME ([H]HMMSS, DEFAULT 0): Debezium's stringToDuration refuses it (its parser then
+        # stops); read it as the server does instead, so the column keeps its default
+        sign, digits, frac = numeric.groups()
+        digits = digits.rjust(6, "0")
+        text = f"{sign}{digits[:-4]}:{digits[-4:-2]}:{digits[-2:]}" + (f".{frac}" if frac else "")
+    m = _TIME_DEFAULT.fullmatch(text)
+    if m is None:
+        raise ValueError(f"unexpected format for a TIME default: {text!r}")
+    negative = text.startswith("-")
+    hours = abs(int(m.group(1) or "0"))
+    us = (hours * 3600 + int(m.group(2) or "0") * 60 + int(m.group(3) or "0")) * _US + _fraction_us(m.group(4) or "")
     return -us if negative else us
 
 
@@ -288,7 +318,7 @@ def time(column: Column, settings: ValueSettings) -> Kind:
         schema,
         lambda v: scale(binlog_us(v)),
         lambda v: scale(_time_us_from_text(v)),
-        _text_default(lambda t: scale(_time_us_from_text(t))),
+        _text_default(lambda t: scale(_time_default_us(t))),
         fallback=scale(0),
     )
 

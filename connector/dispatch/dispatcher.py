@@ -82,6 +82,9 @@ class Dispatcher:
         """A record built elsewhere (heartbeats): encoded, tracked and committed like every other."""
         self._sender.emit(record, offset)
 
+    def tables_for_topic(self, topic: str) -> list[TableId]:
+        return self._routes.tables_for(topic)
+
     # ---------------------------------------------------------------- filters
     def wants_table(self, table_id: TableId) -> bool:
         return self._captured.wanted(table_id)

@@ -1,7 +1,8 @@
 """Per table version and per event, what every record of the dispatcher needs: the table's `TableSchema`
 (built once per `Table` object), its topic, and the `source` block of an event.
 
-Routing is by table: `<topic.prefix>.<db>.<table>` (Debezium's DefaultTopicNamingStrategy), cached.
+Routing is by table: `<topic.prefix>.<db>.<table>` (Debezium's DefaultTopicNamingStrategy, names sanitized),
+cached by `TopicNamer`, which also answers which tables a topic holds.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 from connector.config.settings import TopicSettings
 from connector.events.source_info import DEFAULT_VERSION, SnapshotMarker, SourceInfo
 from connector.events.table_schema import TableSchema, TableSchemaBuilder
+from connector.events.topic_names import TopicNamer
 from connector.streaming.handler import EventSource
 from schema_history.model import Table, TableId
 
@@ -18,9 +20,8 @@ __all__ = ["SourceBlocks", "TableRoutes"]
 class TableRoutes:
     def __init__(self, builder: TableSchemaBuilder, topics: TopicSettings) -> None:
         self._builder = builder
-        self._topics = topics
         self._schemas: dict[int, tuple[Table, TableSchema]] = {}
-        self._topic_cache: dict[TableId, str] = {}
+        self._namer = TopicNamer(topics)
 
     def schema(self, table: Table) -> TableSchema:
         # Tables are immutable: one TableSchema per table version, keyed by identity (the Table is kept, so
@@ -33,11 +34,11 @@ class TableRoutes:
         return built
 
     def topic(self, table_id: TableId) -> str:
-        topic = self._topic_cache.get(table_id)
-        if topic is None:
-            topic = self._topics.data_topic(table_id.database, table_id.table)
-            self._topic_cache[table_id] = topic
-        return topic
+        return self._namer.data_topic(table_id)
+
+    def tables_for(self, topic: str) -> list[TableId]:
+        """The captured tables whose records went to `topic` so far (for errors naming a topic)."""
+        return self._namer.tables_for(topic)
 
 
 class SourceBlocks:

@@ -13,6 +13,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from connector.config.modes import FieldNameAdjustmentMode, Operation, SchemaNameAdjustmentMode
 from connector.converters.base import ColumnConverter, ValueSettings
+from connector.events.topic_names import sanitize_topic_name
 from connector.converters.mappers import ColumnMapper
 from connector.converters.registry import base_type_name, resolve
 from connector.events.envelope import TX_BLOCK_SCHEMA, TxBlock
@@ -220,9 +221,10 @@ class TableSchemaBuilder:
     field_name_mode: FieldNameAdjustmentMode = FieldNameAdjustmentMode.NONE
 
     def build(self, table: Table) -> TableSchema:
-        name_base = adjust_schema_name(f"{self.topic_prefix}.{table.id.database}.{table.id.table}",
+        # Debezium names the schemas after the (sanitized) data topic: recordSchemaPrefix = dataChangeTopic
+        name_base = adjust_schema_name(sanitize_topic_name(f"{self.topic_prefix}.{table.id.database}.{table.id.table}"),
                                        self.schema_name_mode)
-        converters = tuple(resolve(c, self.settings) for c in table.columns)
+        converters = tuple(resolve(c, self.settings, lenient_defaults=True) for c in table.columns)
         field_names = [adjust_field_name(c.name, self.field_name_mode) for c in table.columns]
         value_schemas = [
             _with_source_type(conv.schema, col)

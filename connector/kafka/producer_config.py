@@ -3,10 +3,10 @@ defaults that match the Java producer, renamed and ignored properties, and the o
 from __future__ import annotations
 
 import logging
-import re
 from typing import Mapping
 
 from connector.kafka.errors import KafkaConfigError
+from connector.kafka.security import SECURITY_KEYS, translate_security
 
 logger = logging.getLogger("connector.kafka.writer")
 
@@ -22,7 +22,6 @@ _RENAMED: dict[str, str] = {
     "max.request.size": "message.max.bytes",
     "send.buffer.bytes": "socket.send.buffer.bytes",
     "receive.buffer.bytes": "socket.receive.buffer.bytes",
-    "sasl.mechanism": "sasl.mechanisms",
 }
 
 # Java-only properties that are safe to drop, with the reason logged.
@@ -38,11 +37,9 @@ _IGNORED: dict[str, str] = {
 
 # Java-only properties that change security or placement: dropping them silently would be wrong.
 _REJECTED: dict[str, str] = {
-    "ssl.truststore.location": "use ssl.ca.location with a PEM file",
-    "ssl.truststore.password": "use ssl.ca.location with a PEM file",
-    "ssl.truststore.type": "use ssl.ca.location with a PEM file",
-    "ssl.truststore.certificates": "use ssl.ca.pem",
-    "ssl.keystore.type": "librdkafka reads PKCS#12 keystores only; or use ssl.certificate.location + ssl.key.location",
+    "ssl.truststore.certificates": "use ssl.truststore.location (JKS, PKCS12 or PEM file) or ssl.ca.pem",
+    "ssl.keystore.certificate.chain": "use ssl.keystore.location or ssl.certificate.pem",
+    "ssl.keystore.key": "use ssl.keystore.location or ssl.key.pem",
     "sasl.login.callback.handler.class": "Java callback handlers cannot run here",
     "sasl.client.callback.handler.class": "Java callback handlers cannot run here",
 }
@@ -54,12 +51,6 @@ _JAVA_DEFAULT_PARTITIONERS = {
     "org.apache.kafka.clients.producer.UniformStickyPartitioner",
 }
 
-_JAAS = re.compile(
-    r"^\s*org\.apache\.kafka\.common\.security\.(plain\.PlainLoginModule|scram\.ScramLoginModule)\s+required"
-    r"(?P<opts>(\s+\w+\s*=\s*\"[^\"]*\")*)\s*;?\s*$"
-)
-_JAAS_OPTION = re.compile(r"(\w+)\s*=\s*\"([^\"]*)\"")
-
 # Keys a consumer/admin client for the same cluster needs (connection and security only).
 _CONNECTION_PREFIXES = (
     "bootstrap.servers", "security.protocol", "ssl.", "sasl.", "socket.", "client.id", "broker.",
@@ -67,37 +58,24 @@ _CONNECTION_PREFIXES = (
 )
 
 
-def _translate_jaas(value: str) -> dict[str, str]:
-    match = _JAAS.match(value)
-    if not match:
-        raise KafkaConfigError(
-            "sasl.jaas.config: only PlainLoginModule/ScramLoginModule with username and password can be "
-            "translated; set sasl.username and sasl.password instead"
-        )
-    options = dict(_JAAS_OPTION.findall(match.group("opts")))
-    if set(options) - {"username", "password"} or not {"username", "password"} <= set(options):
-        raise KafkaConfigError("sasl.jaas.config: expected exactly username=\"...\" password=\"...\"")
-    return {"sasl.username": options["username"], "sasl.password": options["password"]}
-
-
 def build_producer_config(overrides: Mapping[str, str]) -> dict[str, str]:
     """librdkafka producer properties: our defaults, then `overrides` (Java or librdkafka spellings).
 
-    Raises `KafkaConfigError` listing every property that cannot be honoured.
+    Security properties are translated by `security.py` (stores read into PEM). Raises `KafkaConfigError`
+    listing every property that cannot be honoured; `.problems` holds them one by one.
     """
     config = dict(_DEFAULTS)
-    problems: list[str] = []
+    security = translate_security({k: str(v) for k, v in overrides.items()})
+    config.update(security.config)
+    problems: list[str] = list(security.problems)
     for key, value in overrides.items():
         value = str(value)
+        if key in SECURITY_KEYS:
+            continue
         if key in _IGNORED:
             logger.warning("Ignoring producer property %s: %s", key, _IGNORED[key])
         elif key in _REJECTED:
             problems.append(f"{key} is not supported by librdkafka: {_REJECTED[key]}")
-        elif key == "sasl.jaas.config":
-            try:
-                config.update(_translate_jaas(value))
-            except KafkaConfigError as exc:
-                problems.append(str(exc))
         elif key == "partitioner.class":
             if value.strip() in _JAVA_DEFAULT_PARTITIONERS:
                 config["partitioner"] = "murmur2_random"
@@ -108,11 +86,23 @@ def build_producer_config(overrides: Mapping[str, str]) -> dict[str, str]:
     if "bootstrap.servers" not in config:
         problems.append("bootstrap.servers is required")
     if problems:
-        raise KafkaConfigError("invalid producer configuration: " + "; ".join(problems),
-                               fix="correct or remove the debezium.sink.kafka.producer.* properties named")
+        error = KafkaConfigError("invalid producer configuration: " + "; ".join(problems),
+                                 fix="correct or remove the debezium.sink.kafka.producer.* properties named")
+        error.problems = problems  # one by one, for `binlog-cdc validate`
+        raise error
     return config
 
 
 def connection_config(producer_config: Mapping[str, str]) -> dict[str, str]:
     """The subset of a client config that says how to reach and authenticate to the cluster."""
     return {k: v for k, v in producer_config.items() if k.startswith(_CONNECTION_PREFIXES)}
+
+
+def producer_config_problems(overrides: Mapping[str, str]) -> list[str]:
+    """Every reason `build_producer_config` would refuse `overrides` (for `binlog-cdc validate` and the start,
+    before anything connects); [] when it is usable."""
+    try:
+        build_producer_config(overrides)
+    except KafkaConfigError as exc:
+        return list(getattr(exc, "problems", None) or [str(exc)])
+    return []

@@ -72,12 +72,14 @@ class StreamingCollector(Collector):
     """Renders `StreamingStats` (and the dispatcher's counters) at scrape time."""
 
     def __init__(self, server: str, stats: StreamingStats, data_events: Callable[[], int],
-                 records_sent: Callable[[], int], records_acked: Callable[[], int]) -> None:
+                 records_sent: Callable[[], int], records_acked: Callable[[], int],
+                 ddl_fallbacks: Callable[[], int] = lambda: 0) -> None:
         self._server = server
         self._stats = stats
         self._data_events = data_events
         self._sent = records_sent
         self._acked = records_acked
+        self._ddl_fallbacks = ddl_fallbacks
 
     def _gauge(self, name: str, doc: str, value: float) -> GaugeMetricFamily:
         g = GaugeMetricFamily(PREFIX + name, doc, labels=["server"])
@@ -112,6 +114,8 @@ class StreamingCollector(Collector):
         yield self._counter("HeartbeatsSent", "Heartbeat records sent (binlog-cdc)", s.heartbeats_sent)
         yield self._counter("RecordsSent", "Kafka records produced (binlog-cdc)", self._sent())
         yield self._counter("RecordsAcked", "Kafka records acknowledged (binlog-cdc)", self._acked())
+        yield self._counter("DdlFallbacks", "DDL statements recorded from SHOW CREATE TABLE or with a column default "
+                            "dropped because the parsed shape could not be used (binlog-cdc)", self._ddl_fallbacks())
         yield self._gauge("BinlogPurgeSecondsLeft", "Estimated seconds before the stored binlog position is purged "
                           "by binlog expiry; -1 unknown or no expiry (binlog-cdc)", s.purge_seconds_left)
         yield self._gauge("BinlogPositionAvailable", "0 if the stored position was purged (binlog-cdc)",

@@ -1,7 +1,7 @@
 """A small JSON status file for operators, health checks and the conformance runner.
 
 Rewritten atomically (temp file + rename), at most every `min_interval_s`, so readers never see a
-half-written file.
+half-written file. Created 0600 (owner only).
 """
 
 from __future__ import annotations
@@ -29,5 +29,8 @@ class StatusFile:
         self._last_write = now
         status = dict(status, updated_at=time.time())
         tmp = self.path.with_name(self.path.name + ".tmp")
-        tmp.write_text(json.dumps(status, sort_keys=True), encoding="utf-8")
+        # 0600 like the offsets file: positions, counters and table names are the operator's business only.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(json.dumps(status, sort_keys=True))
         os.replace(tmp, self.path)

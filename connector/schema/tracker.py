@@ -12,7 +12,7 @@ from typing import Any, Callable
 from connector.config.settings import HISTORY_FILE, HISTORY_KAFKA, Settings
 from connector.errors import SchemaError, Where
 from connector.dispatch.filters import TableFilter
-from connector.kafka.writer import connection_config
+from connector.kafka.writer import build_producer_config, connection_config
 from connector.schema.live import LiveSchema, shape_ddl_table
 from schema_history.changes import SchemaChange
 from schema_history.ddl.filters import DEFAULT_DDL_FILTER
@@ -35,7 +35,8 @@ def make_history_store(settings: Settings) -> SchemaHistoryStore:
         return FileHistoryStore(h.file_filename)
     if h.store == HISTORY_KAFKA:
         assert h.kafka_topic and h.kafka_bootstrap_servers
-        connection = connection_config(settings.kafka.producer)
+        # The translated config: Java security properties (JAAS, JKS stores) become librdkafka's.
+        connection = connection_config(build_producer_config(settings.kafka.producer))
         connection.pop("bootstrap.servers", None)
         connection.pop("client.id", None)
         return KafkaHistoryStore.for_connector(
@@ -72,6 +73,8 @@ class SchemaTracker:
         ))
         self._store = store
         self._live: LiveSchema | None = None
+        # DDL statements recorded some other way than as parsed (SHOW CREATE TABLE, default dropped): a metric
+        self.ddl_fallbacks = 0
         try:
             self._history.initialize_storage()
         except SchemaHistoryError as exc:
@@ -86,27 +89,57 @@ class SchemaTracker:
         self._live = live
         self._history.on_unparseable = self._from_live_table
 
-    def _from_live_table(self, ddl: str, database: str | None, position: Any, exc: Exception
-                         ) -> list[SchemaChange] | None:
+    def attach_table_check(self, check: Callable[[Table], str | None]) -> None:
+        """After each parsed DDL, `check(table)` names what the converters cannot represent (None: fine); such a
+        table falls back to its SHOW CREATE TABLE shape or keeps the column without its default, with a WARNING."""
+        self._history.check_table = check
+        self._history.on_unusable_table = self._on_unusable_table
+
+    def _live_definition(self, table_id: TableId, position: Any, why: str) -> str | None:
+        """The table's SHOW CREATE TABLE, when it can stand in for the statement at `position`: streaming, and
+        no later statement in the binlog names the table (the live definition is then the one right after)."""
         live = self._live
-        table_id = shape_ddl_table(ddl, database)
-        if live is None or table_id is None or position.get("snapshot"):
+        if live is None or position.get("snapshot"):
             return None
         file, pos = str(position.get("file")), int(position.get("pos") or 4)
         later = live.later_ddl_for(table_id, file, pos)
         if later is not None:
-            log.error("DDL at binlog %s:%s cannot be parsed (%s) and a later statement at %s:%s also names %s, so "
-                      "its current definition cannot stand in for it", file, pos, exc, later.file, later.pos,
-                      table_id.dotted())
+            log.info("%s; a later statement at %s:%s also names %s, so its current definition cannot stand in",
+                     why, later.file, later.pos, table_id.dotted())
             return None
-        create_sql = live.show_create(table_id)
-        if create_sql is None:
+        return live.show_create(table_id)
+
+    def _from_live_table(self, ddl: str, database: str | None, position: Any, exc: Exception
+                         ) -> list[SchemaChange] | None:
+        table_id = shape_ddl_table(ddl, database)
+        where = f"DDL at binlog {position.get('file')}:{position.get('pos')}"
+        create_sql = None if table_id is None else self._live_definition(table_id, position, f"{where} cannot be parsed")
+        if table_id is None or create_sql is None:
             return None
         changes = self._history.apply_table_definition(ddl, table_id, create_sql, position)
-        log.warning("DDL at binlog %s:%s cannot be parsed (%s); recorded the shape of %s from SHOW CREATE TABLE "
-                    "instead (no later DDL touches it): %s", file, pos, exc, table_id.dotted(),
-                    " ".join(create_sql.split()))
+        self.ddl_fallbacks += 1
+        log.warning("%s cannot be parsed (%s); recorded the shape of %s from SHOW CREATE TABLE instead (no later "
+                    "DDL touches it): %s", where, exc, table_id.dotted(), " ".join(create_sql.split()))
         return changes
+
+    def _on_unusable_table(self, ddl: str, table_id: TableId, position: Any, problem: str
+                           ) -> list[SchemaChange] | None:
+        where = f"DDL at binlog {position.get('file')}:{position.get('pos')}"
+        statement = " ".join(ddl.split())
+        self.ddl_fallbacks += 1
+        create_sql = self._live_definition(table_id, position, f"{where} leaves {table_id.dotted()} unusable")
+        if create_sql is not None:
+            try:
+                changes = self._history.apply_table_definition(ddl, table_id, create_sql, position)
+            except DdlParseError as exc:
+                log.info("SHOW CREATE TABLE of %s cannot stand in: %s", table_id.dotted(), exc)
+            else:
+                log.warning("%s leaves table %s with %s; recorded its shape from SHOW CREATE TABLE instead (no later "
+                            "DDL names it). Statement: %s", where, table_id.dotted(), problem, statement)
+                return changes
+        log.warning("%s leaves table %s with %s; kept the statement's shape, that column without its default. "
+                    "Statement: %s", where, table_id.dotted(), problem, statement)
+        return None
 
     def last_ddl(self, table_id: TableId) -> str | None:
         """The last statement applied to that table (recorded or recovered), for error messages."""

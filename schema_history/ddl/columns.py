@@ -4,7 +4,7 @@ and `DefaultValueParserListener` read it.
 Rules reproduced (each checked against real Debezium 3.6 output, `tests/fixtures/golden/ddl*`):
 * type name = written keywords upper-cased + suffixes in Debezium's fixed order; ZEROFILL implies
   UNSIGNED; SERIAL is `BIGINT UNSIGNED` NOT NULL AUTO_INCREMENT UNIQUE;
-* length/scale only when written, except DECIMAL/NUMERIC (10, 0); ENUM length 1, SET 2n-1;
+* length/scale only when written, except DECIMAL/NUMERIC (10, 0), bare BIT/NCHAR (1); ENUM length 1, SET 2n-1;
 * charset from `CHARACTER SET`, else from a `COLLATE` anywhere in the definition; national
   types always `utf8`; unresolved charsets are filled from the table default later;
 * AUTO_INCREMENT and `ON UPDATE CURRENT_TIMESTAMP` set both autoIncremented and generated;
@@ -17,7 +17,7 @@ Rules reproduced (each checked against real Debezium 3.6 output, `tests/fixtures
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from schema_history.ddl.cursor import Cursor
 from schema_history.ddl.tokens import Kind
@@ -166,6 +166,8 @@ def _parse_type(cur: Cursor, spec: ColumnSpec) -> None:
         length, _ = _dimensions(cur)
         if length is not None:
             spec.length = length
+        elif entry.default_length >= 0:
+            spec.length = entry.default_length
         charset = _charset_clauses(cur, spec)
         if spec.binary:
             suffix_seen.add("BINARY")
@@ -177,6 +179,8 @@ def _parse_type(cur: Cursor, spec: ColumnSpec) -> None:
         length, _ = _dimensions(cur)
         if length is not None:
             spec.length = length
+        elif entry.default_length >= 0:
+            spec.length = entry.default_length
     elif family is Family.COLLECTION:
         cur.expect_punct("(")
         values: list[str] = []
@@ -226,6 +230,12 @@ def parse_default(cur: Cursor, spec: ColumnSpec) -> None:
             Kind.HEX, Kind.BITS, Kind.STRING):
         cur.next()  # charset introducer apart from its literal (`_latin1 x'41'`, `_binary 'x'`): the literal counts
         tok = nxt
+    if tok.kind is Kind.DQUOTED and tok.text[0] == '"':
+        # Debezium records a double-quoted default single-quoted, in the statement text and in the default
+        # expression: DEFAULT "x'y" → DEFAULT 'x''y' (reference run longtail)
+        single = "'" + tok.text[1:-1].replace('""', '"').replace("'", "''") + "'"
+        cur.rewrites.append((tok.start, tok.end, single))
+        cur.tokens[cur.i] = tok = replace(tok, kind=Kind.STRING, text=single)
     if tok.kind in (Kind.STRING, Kind.DQUOTED):
         first = _literal_text(cur.next().text)
         text = first

@@ -11,6 +11,17 @@ class Cursor:
         self.sql = sql
         self.tokens = tokens
         self.i = 0
+        # (start, end, replacement) spans of `sql` that Debezium records differently from the text as written
+        self.rewrites: list[tuple[int, int, str]] = []
+
+    def rewritten(self, start: int, end: int) -> str:
+        """`sql[start:end]` with the recorded rewrites applied."""
+        out, at = [], start
+        for s, e, replacement in sorted(self.rewrites):
+            if s >= at and e <= end:
+                out += [self.sql[at:s], replacement]
+                at = e
+        return "".join(out) + self.sql[at:end]
 
     # -- looking -------------------------------------------------------------------------------
     def peek(self, k: int = 0) -> Token | None:

@@ -193,6 +193,11 @@ def apply_statement(state: SchemaState, ddl: str, database: str | None) -> list[
     if database:
         working.current_database = database
     result = handler(cur, working, text)
+    if cur.rewrites:
+        end = tokens[-1].end if not tokens[-1].is_punct(";") else tokens[-2].end
+        written, text = text, cur.rewritten(tokens[0].start, end)
+        if isinstance(result, list):
+            result = [replace(e, ddl=text) if e.ddl == written else e for e in result]
     if isinstance(result, list) and not working.include_comments:
         _drop_comments(working, result)
     if isinstance(result, list):

@@ -21,13 +21,14 @@ class FileHistoryStore:
     def check_and_initialize(self) -> None:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.touch(exist_ok=True)
+            # 0600: the history holds every captured table's DDL (umask may only narrow it further).
+            self.path.touch(mode=0o600, exist_ok=True)
         except OSError as e:
             raise HistoryStoreError(f"cannot create schema history file {self.path}: {e}") from e
 
     def append(self, record: HistoryRecord) -> None:
         line = record.to_compact_json() + "\n"
-        with open(self.path, "a", encoding="utf-8") as f:
+        with open(os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600), "a", encoding="utf-8") as f:
             f.write(line)
             f.flush()
             os.fsync(f.fileno())

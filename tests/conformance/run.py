@@ -28,6 +28,7 @@ import json
 import os
 import shlex
 import shutil
+import re
 import signal
 import subprocess
 import sys
@@ -40,6 +41,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make `tests.*` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from connector.events.topic_names import sanitize_topic_name  # noqa: E402
 from tests.conformance.config import HISTORY_TOPIC, OFFSETS_TOPIC, RunConfig  # noqa: E402
 from tests.conformance.connector_process import ConnectorError, ConnectorProcess  # noqa: E402
 from tests.conformance.output import (event_lines, parse_json_bytes, summarize, write_avro_schemas,  # noqa: E402
@@ -112,6 +114,31 @@ def _server_facts(db: DatabaseServer, flavour: str) -> dict[str, Any]:
     return facts
 
 
+# Tables a streaming section creates or renames into: their topics are created up front too (single partition).
+_NAME = r"(`(?:[^`]|``)+`|[\w$]+)"
+_CREATED = re.compile(r"CREATE\s+(?:OR\s+REPLACE\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?" + _NAME, re.I)
+_RENAME = re.compile(r"^\s*RENAME\s+TABLE\b[^;]*", re.I | re.M)
+_RENAMED_TO = re.compile(r"\bTO\s+" + _NAME, re.I)
+_USE = re.compile(r"^\s*USE\s+`?([\w$]+)`?", re.I | re.M)
+
+
+def streamed_topics(sections: tuple[str, ...], prefix: str) -> list[str]:
+    """Data topics of the tables the streaming sections create (the default database of each `USE`)."""
+    topics: list[str] = []
+    for section in sections:
+        use = _USE.search(section)
+        if use is None:
+            continue
+        names = [m.group(1) for m in _CREATED.finditer(section)]
+        names += [m.group(1) for r in _RENAME.finditer(section) for m in _RENAMED_TO.finditer(r.group(0))]
+        for name in names:
+            name = name[1:-1].replace("``", "`") if name.startswith("`") else name
+            topic = sanitize_topic_name(f"{prefix}.{use.group(1)}.{name}")
+            if topic not in topics:
+                topics.append(topic)
+    return topics
+
+
 def _position_and_topics(db: DatabaseServer, prefix: str) -> tuple[tuple[str, int], list[str]]:
     """Binlog end and the topics of every table, in ONE session (the harness's master_status)."""
     with db.connect() as conn, conn.cursor() as cur:
@@ -120,7 +147,8 @@ def _position_and_topics(db: DatabaseServer, prefix: str) -> tuple[tuple[str, in
         cur.execute("SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema NOT IN "
                     f"({', '.join(['%s'] * len(SYSTEM_SCHEMAS))}) AND table_type = 'BASE TABLE'", SYSTEM_SCHEMAS)
         rows = cur.fetchall()
-    return (file, int(pos)), [prefix, f"{prefix}.transaction", *(f"{prefix}.{s}.{t}" for s, t in rows)]
+    return (file, int(pos)), [prefix, f"{prefix}.transaction",
+                              *(sanitize_topic_name(f"{prefix}.{s}.{t}") for s, t in rows)]
 
 
 def _offsets_show(opts: RunOptions, config: Path) -> Any:
@@ -204,6 +232,7 @@ def run_workload(opts: RunOptions) -> RunResult:
         info["binlog_after_setup"] = list(position)
         if isinstance(db, MySQLServer):
             info["gtid_executed_after_setup"] = db.gtid_executed()
+        topics += [t for t in streamed_topics(workload.sections, cfg.topic_prefix) if t not in topics]
         broker.create_topics(topics
                              + ([OFFSETS_TOPIC] if opts.offsets == "kafka" else [])
                              + ([HISTORY_TOPIC] if opts.history == "kafka" else []))

@@ -42,8 +42,11 @@ class DatabaseServer:
     # run before CREATE USER, in the same client session (MySQL keeps the user out of the binlog)
     user_setup_prefix: ClassVar[str] = ""
 
-    def __init__(self, workdir: str | Path, port: int | None = None, profile: Profile | str = Profile.DEFAULTS):
+    def __init__(self, workdir: str | Path, port: int | None = None, profile: Profile | str = Profile.DEFAULTS,
+                 extra_options: tuple[str, ...] = ()):
         self.workdir = Path(workdir).absolute()
+        # Appended to the option file as given (e.g. ssl_cert=..., require_secure_transport=ON).
+        self.extra_options = tuple(extra_options)
         self.profile = Profile(profile)
         self._fixed_port = port is not None
         self.port = port if port is not None else free_port()
@@ -77,6 +80,11 @@ class DatabaseServer:
 
     def _after_users_created(self) -> None:
         pass
+
+    @property
+    def requires_tls(self) -> bool:
+        return any(o.replace(" ", "").lower() in ("require_secure_transport=on", "require-secure-transport=on")
+                   for o in self.extra_options)
 
     # ---------------------------------------------------------------- lifecycle
     def start(self) -> "DatabaseServer":

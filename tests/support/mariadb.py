@@ -64,7 +64,7 @@ class MariaDBServer(DatabaseServer):
             lines += [*_REFERENCE_ONLY, *_TAIL, *_REFERENCE_TAIL]
         else:
             lines += list(_TAIL)
-        lines += list(_RESOURCES)
+        lines += [*_RESOURCES, *self.extra_options]
         self.cnf.write_text("\n".join(lines) + "\n")
 
     def _initialize(self) -> None:

@@ -42,8 +42,8 @@ class MySQLServer(DatabaseServer):
     # position vary from run to run: keep the user set-up out of the binlog (as the harness).
     user_setup_prefix: ClassVar[str] = "SET SESSION sql_log_bin = 0;\n"
 
-    def __init__(self, workdir, port=None, profile=Profile.DEFAULTS, dist=None):
-        super().__init__(workdir, port, profile)
+    def __init__(self, workdir, port=None, profile=Profile.DEFAULTS, dist=None, extra_options=()):
+        super().__init__(workdir, port, profile, extra_options)
         self.dist = dist if dist is not None else mysql_dist()
         self.tmpdir = self.rundir / "tmp"
         self.filesdir = self.workdir / "files"
@@ -66,7 +66,7 @@ class MySQLServer(DatabaseServer):
                   "binlog_row_metadata=FULL", "gtid_mode=ON", "enforce_gtid_consistency=ON"]
         if self.profile is Profile.REFERENCE:
             lines.append("default-time-zone='+00:00'")
-        lines += ["performance_schema=OFF", "innodb_buffer_pool_size=128M"]
+        lines += ["performance_schema=OFF", "innodb_buffer_pool_size=128M", *self.extra_options]
         self.cnf.write_text("\n".join(lines) + "\n")
 
     def _initialize(self) -> None:
@@ -88,7 +88,9 @@ class MySQLServer(DatabaseServer):
         # login per account fills it, exactly as the harness does.
         for where in (["--protocol=TCP", "-h127.0.0.1", f"-P{self.port}"], [f"--socket={self.socket}"]):
             r = subprocess.run(self.dist.cmd(self.dist.mysql, "--no-defaults", *where, f"-u{DBZ_USER}",
-                                             f"-p{DBZ_PASSWORD}", "--ssl-mode=DISABLED", "--get-server-public-key",
+                                             f"-p{DBZ_PASSWORD}",
+                                             "--ssl-mode=" + ("REQUIRED" if self.requires_tls else "DISABLED"),
+                                             "--get-server-public-key",
                                              "--batch", "--skip-column-names", "-e", "SELECT CURRENT_USER()"),
                                capture_output=True, text=True, stdin=subprocess.DEVNULL)
             if r.returncode != 0:

@@ -54,7 +54,7 @@ def test_unsupported_properties_are_all_reported_together() -> None:
                                "partitioner.class": "com.example.MyPartitioner",
                                "sasl.jaas.config": "com.example.Login required;"})
     message = str(caught.value)
-    for expected in ("ssl.truststore.location", "ssl.ca.location", "com.example.MyPartitioner",
+    for expected in ("ssl.truststore.location", "cannot be read", "com.example.MyPartitioner",
                      "sasl.jaas.config", "bootstrap.servers is required"):
         assert expected in message
 
