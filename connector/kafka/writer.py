@@ -93,6 +93,7 @@ _FENCED_CODES = frozenset({
 PRODUCER_FIX = ("correct the producer property named (debezium.sink.kafka.producer.<name>, Java or librdkafka "
                 "spelling; librdkafka may name its own alias, e.g. compression.codec for compression.type)")
 
+
 class _ClosedProducer:
     """Stands in for the producer after `close()`, so late calls fail clearly instead of crashing."""
 
