@@ -83,6 +83,7 @@ class Dispatcher:
         self._sender.emit(record, offset)
 
     def tables_for_topic(self, topic: str) -> list[TableId]:
+        """The tables whose records go to `topic` (to name them when Kafka refuses it)."""
         return self._routes.tables_for(topic)
 
     # ---------------------------------------------------------------- filters
@@ -131,10 +132,10 @@ class Dispatcher:
         if Operation.READ.value in self._skipped:
             return
         # The snapshot's hot path: _emit_rows for its one-event case (op=r: no plan, no transaction block, no
-        # key headers).
+        # key headers). Each data record gets its own header list: transforms may append to it.
         self.counters.data_events += 1
         self._sender.emit(DataChange(ts, self._routes.topic(table_id), Operation.READ, None, after, after,
-                                     self._sources.of(source), None, self._clock_ns(), self._context_headers),
+                                     self._sources.of(source), None, self._clock_ns(), list(self._context_headers)),
                           self._snapshot_offset_map(offset))
 
     def snapshot_text_rows(self, table_id: TableId, decoders: Sequence[Any]
@@ -182,7 +183,9 @@ class Dispatcher:
             tx_block, offset = positions.next_event(data_collection)
             tx = TxBlock(*tx_block) if tx_block is not None else None
             offset_map = offset.to_map()
-            headers = self._headers_for(ts, event)
+            # One list per event, shared by a delete and its tombstone as Debezium's two records share one
+            # ConnectHeaders: a transform that adds headers to the delete (unwrap's add.headers) adds them to both.
+            headers = list(self._headers_for(ts, event))
             # A delete and its tombstone share one offset: only the last of them carries it.
             emit(DataChange(ts, topic, event.op, event.before, event.after, event.key_of, source, tx, now_ns, headers),
                  None if event.tombstone else offset_map)
@@ -218,7 +221,7 @@ class Dispatcher:
             ts_ms=es.ts_ms, db=table_id.database, table=table_id.table, server_id=es.server_id, gtid=es.gtid,
             file=es.file, pos=es.pos, row=0, thread=None))
         self._sender.emit(DataChange(self._routes.schema(table), self._routes.topic(table_id), Operation.TRUNCATE,
-                                     None, None, None, source, None, self._clock_ns(), self._context_headers),
+                                     None, None, None, source, None, self._clock_ns(), list(self._context_headers)),
                           offset.to_map())
 
     def end_snapshot(self, completed: SourceOffset) -> None:
