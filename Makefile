@@ -2,6 +2,8 @@
 # make test-fast  - the inner loop: unit tests + a handful of conformance goldens (< 5 min)
 # make demo       - the Debezium tutorial locally: MariaDB + Tansu + binlog-cdc (scripts/demo.py)
 # make conformance WORKLOAD=... GOLDEN=...  - one conformance run and its diff, outside pytest
+# make faults - kill -9 the connector >= 50 times (both delivery modes, MariaDB + MySQL 9, DB restarts,
+#               dump-thread kills, a frozen broker); FAULTS_ARGS='--seed N' replays; last line is JSON
 PY          ?= .venv/bin/python
 PYTEST_ARGS ?= -ra --durations=15 -p no:cacheprovider
 # Workers: the tests mostly wait on servers, so more workers than the 2 cores win (docs/TESTING.md has the
@@ -17,7 +19,9 @@ WORKLOAD    ?= tests/fixtures/workloads/basic.sql
 GOLDEN      ?= tests/fixtures/golden/basic
 OUT         ?= out/conformance
 
-.PHONY: bootstrap test test-fast demo conformance
+FAULTS_ARGS ?=
+
+.PHONY: bootstrap test test-fast demo conformance faults
 
 bootstrap:
 	scripts/bootstrap.sh
@@ -34,3 +38,6 @@ demo: bootstrap
 conformance: bootstrap
 	$(PY) tests/conformance/run.py $(WORKLOAD) $(OUT)
 	$(PY) tests/conformance/compare.py $(GOLDEN) $(OUT)
+
+faults: bootstrap
+	$(PY) bench/faults.py $(FAULTS_ARGS)

@@ -30,8 +30,7 @@ import pymysql.cursors  # noqa: E402
 
 from tests.conformance.config import write_properties  # noqa: E402
 from tests.support.connector_config import connector_properties  # noqa: E402
-from tests.conformance.connector_process import ConnectorProcess  # noqa: E402
-from tests.conformance.run import default_connector_cmd  # noqa: E402
+from bench.connector_run import connector_cmd, cpu_s, rss_kb, start_connector  # noqa: E402
 from tests.support.servers import MariaDBServer, Profile, TansuBroker  # noqa: E402
 
 TABLE = """CREATE TABLE bench.t (
@@ -71,26 +70,6 @@ def sscursor_rate(server: MariaDBServer) -> tuple[int, float]:
         conn.close()
 
 
-def _rss_kb(pid: int | None) -> int:
-    """Resident set size of the connector process (sampled; its peak is the number that matters)."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return 0
-
-
-def _cpu_s(pid: int | None) -> float | None:
-    """User + system CPU seconds of the process so far, all threads (None once it is gone)."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 def snapshot_once(work: Path, server: MariaDBServer, broker: TansuBroker, rows: int, name: str,
                   root: Path | None = None, profile: bool = False) -> dict:
     """One `initial_only` snapshot of bench.t through the CLI into fresh topics; `root` runs the connector
@@ -102,26 +81,17 @@ def snapshot_once(work: Path, server: MariaDBServer, broker: TansuBroker, rows: 
     config = run_dir / "application.properties"
     write_properties(config, connector_properties(run_dir, server, broker, "bench", prefix, server_id=5403,
                                                   flush_interval_ms=1000, snapshot_mode="initial_only"))
-    cmd = list(default_connector_cmd())
     prof = Path(os.environ.get("BENCH_SNAPSHOT_PROF", run_dir / "snapshot.prof"))
-    if profile:
-        cmd = [sys.executable, "-m", "cProfile", "-o", str(prof), "-m", "connector.cli"]
+    cmd = connector_cmd(prof if profile else None)
     expected = rows + 6  # + schema change records (SET, DROP TABLE, DROP/CREATE DATABASE, USE, CREATE)
-    saved = os.environ.get("PYTHONPATH")
-    if root is not None:  # PYTHONPATH comes before the venv's editable install: the baseline's packages win
-        os.environ["PYTHONPATH"] = str(root)
-    try:
-        t0 = time.perf_counter()
-        proc = ConnectorProcess(cmd, config, run_dir / "status.json", run_dir / "connector.log").start()
-    finally:
-        if root is not None:
-            os.environ.pop("PYTHONPATH") if saved is None else os.environ.update(PYTHONPATH=saved)
+    t0 = time.perf_counter()
+    proc = start_connector(cmd, config, run_dir, root)
     last: dict = {}
     peak_kb, cpu = 0, 0.0
     while proc._proc is not None and proc._proc.poll() is None:
         last = proc.status() or last
-        peak_kb = max(peak_kb, _rss_kb(proc.pid))
-        cpu = _cpu_s(proc.pid) or cpu
+        peak_kb = max(peak_kb, rss_kb(proc.pid))
+        cpu = cpu_s(proc.pid) or cpu
         time.sleep(0.02)
     elapsed = time.perf_counter() - t0
     rc = proc.stop()

@@ -3,7 +3,13 @@
 acknowledged the last record. In the same run, the rate of plain python-mysql-replication decoding
 of the same binlog range (no serialization, no Kafka) is measured as the baseline.
 
-    .venv/bin/python bench/streaming.py [--rows 300000]
+    .venv/bin/python bench/streaming.py [--rows 300000] [--baseline DIR] [--repeat N] [--profile]
+
+`--baseline DIR` streams the same binlog range, back to back on the same servers, with the connector of
+another source tree (e.g. `git worktree add --detach /tmp/base <commit>`), alternating with this tree;
+each run has its own topics and offsets, stored by a first start before the load. On a shared machine
+only such pairs, and the connector's CPU seconds (also reported), compare.
+`--profile` runs this tree's connector under cProfile (much slower) and prints the top functions.
 
 Workload (a 12-column mixed-type table): 2/3 inserts in 1000-row INSERTs, 1/5 single-row UPDATEs,
 the rest single-row DELETEs. The last line of output is one JSON object:
@@ -13,6 +19,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import pstats
 import random
 import sys
 import tempfile
@@ -26,8 +34,7 @@ from pymysqlreplication.row_event import DeleteRowsEvent, UpdateRowsEvent, Write
 
 from tests.conformance.config import write_properties  # noqa: E402
 from tests.support.connector_config import connector_properties  # noqa: E402
-from tests.conformance.connector_process import ConnectorProcess  # noqa: E402
-from tests.conformance.run import default_connector_cmd  # noqa: E402
+from bench.connector_run import connector_cmd, cpu_s, start_connector  # noqa: E402
 from tests.support.servers import MariaDBServer, Profile, TansuBroker  # noqa: E402
 
 TABLE = """CREATE TABLE bench.events (
@@ -86,25 +93,76 @@ def pmr_decode_rate(server: MariaDBServer, start: tuple[str, int], end: tuple[st
     return rows, elapsed
 
 
+# `--transforms`: this tree's runs unwrap every change (rewrite-with-tombstone keeps the record count: a delete
+# and its tombstone both stay) and route it to another topic, as a typical Debezium Server chain does.
+TRANSFORMS = {
+    "debezium.transforms": "unwrap,route",
+    "debezium.transforms.unwrap.type": "io.debezium.transforms.ExtractNewRecordState",
+    "debezium.transforms.unwrap.delete.tombstone.handling.mode": "rewrite-with-tombstone",
+    "debezium.transforms.route.type": "org.apache.kafka.connect.transforms.RegexRouter",
+    "debezium.transforms.route.regex": r"(.*)\.bench\.events",
+    "debezium.transforms.route.replacement": "$1.routed",
+}
+
+
+def prepare_run(work: Path, server: MariaDBServer, broker: TansuBroker, name: str, root: Path | None,
+                transforms: bool = False) -> Path:
+    """A run's own topics and config; a first start snapshots the (still empty) table, so the stored offset is
+    the binlog position before the load. Returns the run directory."""
+    run_dir = work / name
+    run_dir.mkdir()
+    prefix = f"bench{name}"
+    broker.create_topics([f"{prefix}.bench.events", prefix, f"{prefix}.routed"])
+    props = connector_properties(run_dir, server, broker, "bench", prefix, server_id=5402, flush_interval_ms=1000)
+    write_properties(run_dir / "application.properties", {**props, **(TRANSFORMS if transforms else {})})
+    proc = start_connector(connector_cmd(), run_dir / "application.properties", run_dir, root)
+    proc.wait_streaming(120)
+    assert proc.stop() == 0, proc.log_tail()
+    return run_dir
+
+
+def stream_once(run_dir: Path, expected_records: int, root: Path | None, profile: bool) -> dict:
+    """Start the run's connector and time it until Kafka acknowledged `expected_records`."""
+    prof = run_dir / "streaming.prof"
+    cmd = connector_cmd(prof if profile else None)
+    t0 = time.perf_counter()
+    proc = start_connector(cmd, run_dir / "application.properties", run_dir, root)
+    cpu = 0.0
+    while True:
+        st = proc.status() or {}
+        cpu = cpu_s(proc.pid) or cpu
+        if st.get("records_acked", 0) >= expected_records:
+            break
+        if time.perf_counter() - t0 > 1800:
+            raise SystemExit(f"timed out; last status {st}\n{proc.log_tail()}")
+        time.sleep(0.02)
+    elapsed = time.perf_counter() - t0
+    assert proc.stop() == 0, proc.log_tail()
+    if profile and prof.exists():
+        pstats.Stats(str(prof)).sort_stats("tottime").print_stats(30)
+    return {"seconds": elapsed, "cpu_s": cpu}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=300_000)
+    parser.add_argument("--baseline", type=Path, metavar="DIR",
+                        help="also stream with the connector of the source tree DIR, alternating with this tree")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per connector (the best one is reported)")
+    parser.add_argument("--profile", action="store_true", help="run this tree's connector under cProfile")
+    parser.add_argument("--transforms", action="store_true",
+                        help="this tree's connector runs with unwrap + route (ExtractNewRecordState, RegexRouter); "
+                             "with --baseline set to this same tree, the pair compares transforms with a plain run")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-streaming-") as tmp:
         work = Path(tmp)
         with MariaDBServer(work / "db", profile=Profile.DEFAULTS) as server, TansuBroker(work / "kafka") as broker:
             server.run_sql("CREATE DATABASE bench;")
             server.run_sql(TABLE + ";")
-            prefix = "bench"
-            broker.create_topics([f"{prefix}.bench.events", prefix])
-            config = work / "application.properties"
-            write_properties(config, connector_properties(work, server, broker, "bench", prefix, server_id=5402,
-                                                          flush_interval_ms=1000))
-            cmd = list(default_connector_cmd())
-            # First start: snapshot of the empty table, so the stored offset is the binlog position before the load.
-            proc = ConnectorProcess(cmd, config, work / "status.json", work / "connector.log").start()
-            proc.wait_streaming(120)
-            assert proc.stop() == 0, proc.log_tail()
+            trees = {"current": None, **({"baseline": args.baseline} if args.baseline is not None else {})}
+            run_dirs = {(kind, i): prepare_run(work, server, broker, f"{kind[0]}{i}", root,
+                                               args.transforms and kind == "current")
+                        for i in range(args.repeat) for kind, root in trees.items()}
             start = server.binlog_position()
 
             sql, inserts, updates, deletes = workload_sql(args.rows)
@@ -122,29 +180,35 @@ def main() -> int:
                   flush=True)
 
             expected_records = inserts + updates + 2 * deletes  # deletes are followed by tombstones
-            t0 = time.perf_counter()
-            proc = ConnectorProcess(cmd, config, work / "status.json", work / "connector.log").start()
-            while True:
-                st = proc.status() or {}
-                if st.get("records_acked", 0) >= expected_records:
-                    break
-                if time.perf_counter() - t0 > 1800:
-                    raise SystemExit(f"timed out; last status {st}\n{proc.log_tail()}")
-                time.sleep(0.02)
-            elapsed = time.perf_counter() - t0
-            assert proc.stop() == 0, proc.log_tail()
-            events_per_s = args.rows / elapsed
-            print(f"binlog-cdc: {args.rows} row changes ({expected_records} Kafka records) acknowledged in "
-                  f"{elapsed:.2f} s = {events_per_s:,.0f} row events/s "
-                  f"({events_per_s / pmr_rate:.2f}x the library's bare decoding rate)", flush=True)
-            print(json.dumps({
+            runs: dict[str, list[dict]] = {kind: [] for kind in trees}
+            for (kind, _), run_dir in run_dirs.items():
+                runs[kind].append(stream_once(run_dir, expected_records, trees[kind],
+                                              args.profile and kind == "current"))
+            best = {kind: min(r, key=lambda x: x["seconds"]) for kind, r in runs.items()}
+            for kind, r in best.items():
+                rate = args.rows / r["seconds"]
+                print(f"{kind}: {args.rows} row changes ({expected_records} Kafka records) acknowledged in "
+                      f"{r['seconds']:.2f} s = {rate:,.0f} row events/s ({rate / pmr_rate:.2f}x the library's bare "
+                      f"decoding rate); connector CPU {r['cpu_s']:.1f} s", flush=True)
+            current = best["current"]
+            events_per_s = args.rows / current["seconds"]
+            out = {
                 "events_per_s": round(events_per_s),
                 "pmr_decode_rows_per_s": round(pmr_rate),
                 "ratio_vs_pmr_decode": round(events_per_s / pmr_rate, 2),
                 "rows": args.rows,
                 "records": expected_records,
-                "seconds": round(elapsed, 2),
-            }))
+                "seconds": round(current["seconds"], 2),
+                "connector_cpu_s": round(current["cpu_s"], 2),
+                "load_avg_1m": os.getloadavg()[0],
+            }
+            if "baseline" in best:
+                b = best["baseline"]
+                out["baseline"] = {"events_per_s": round(args.rows / b["seconds"]), "seconds": round(b["seconds"], 2),
+                                   "connector_cpu_s": round(b["cpu_s"], 2)}
+                out["speedup_wall"] = round(b["seconds"] / current["seconds"], 3)
+                out["speedup_cpu"] = round(b["cpu_s"] / max(current["cpu_s"], 1e-9), 3)
+            print(json.dumps(out))
     return 0
 
 

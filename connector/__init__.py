@@ -2,20 +2,24 @@
 
 The flow, as the imports run (each arrow is "hands its output to"):
 
-    binlog/ ──► streaming/ ──► dispatch/ ──┬─ DDL ──► schema/ ──► schema_history (parser, model, stores)
-    (reader,    (event-type    (filters,   │
-     decoder,    handlers,     routing)    └─ rows ─► events/ ──► serde/ ──► kafka/ ── acks ──► offsets/
-     GTIDs)      offsets)                             (table      (Connect    (producer)        (tracker,
-                                                       schemas,    JSON,                         committer,
-    snapshot/ (initial, parallel) ── op=r ──► dispatch/   envelope)   Avro)                        stores)
+    binlog/ ──► streaming/ ──► signals/ ──► dispatch/ ──┬─ DDL ──► schema/ ──► schema_history (parser, model, stores)
+    (reader,    (event-type    (signal      (filters,   │
+     decoder,    handlers,      table rows   routing)   └─ rows ─► events/ ──► dispatch/encoder ──► kafka/ ── acks ──► offsets/
+     GTIDs)      offsets,       → actions)                         (table      (transforms/, then   (producer)      (tracker,
+                 loop, pause)                                       schemas,    serde/ converters;                  committer,
+    snapshot/ (initial, chunks, incremental) ── op=r ──► dispatch/  record     the JSON fast path)                  stores)
+    streaming/heartbeat ──────────────────── heartbeat ──► dispatch/  kinds)
 
     converters/  column type → Connect value, used by events/ per table version
+    transforms/  single message transforms and predicates, compiled per schema, run by dispatch/encoder
     java/        the JVM's byte-level behaviour (HashMap order, number text, murmur2, serialization)
-    config/      Debezium properties → typed Settings, parsed once at the edge
+    config/      Debezium properties → typed Settings, parsed once at the edge; refusals by name
     ops/         metrics, /health, status file
 
-The root keeps only the composition root (`daemon`), the coordinator of snapshot and streaming,
-the command line (`cli`), the error tree (`errors`) and shutdown (`shutdown`).
+The coordinator (`coordinator`) decides how to start (snapshot/start_decision.py), runs the initial
+snapshot, then streaming, runs ad hoc snapshots beside streaming and pauses streaming for blocking ones.
+The root keeps only the composition root (`daemon`), the coordinator, the command line (`cli`), the
+error tree (`errors`) and shutdown (`shutdown`).
 """
 
 __all__ = [
@@ -30,5 +34,7 @@ __all__ = [
     "ops",
     "schema",
     "serde",
+    "signals",
     "streaming",
+    "transforms",
 ]

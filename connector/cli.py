@@ -67,9 +67,14 @@ def cmd_validate(args: argparse.Namespace) -> int:
     from connector.daemon import connection_params, make_offset_store, snapshot_policy
     from connector.streaming.purge_monitor import SERVER_ID_OFFSET
 
+    from connector.config.refusals import refused_properties
+
     loaded = _load(args)
     for warning in loaded.warnings:
         print(f"warning: {warning}")
+    # known properties whose behaviour is not implemented; settings() then stops on them (and on transforms)
+    for problem in refused_properties(loaded.source):
+        print(f"refused: {problem}")
     settings = loaded.settings()
     _check_kafka(loaded)
     snapshot_policy(settings)  # snapshot modes that cannot run fail here as at start

@@ -1,40 +1,40 @@
 """The composition root: builds every object from `Settings`, runs the snapshot, then streams.
 
-Order follows Debezium's `ChangeEventSourceCoordinator`: check the server, load offsets, recover the
-schema history up to them, snapshot if the mode says so, then stream from the snapshot's (or the
-stored) position. Offsets are committed only once Kafka acknowledged every record they cover.
+It checks the server, opens the Kafka writer and the offset store, builds the schema tracker, dispatcher,
+offset tracker and committer, the initial snapshot source and the binlog streaming source, and hands them to
+the `Coordinator` (connector/coordinator.py), which decides how to start and runs them in Debezium's order.
+Offsets are committed only once Kafka acknowledged every record they cover.
 """
 
 from __future__ import annotations
 
 import logging
-import threading
-import time
 from pathlib import Path
 from typing import Any, Callable
 
 import pymysql
-from pymysqlreplication.event import XidEvent
 
 from connector.binlog import connection as dbconn
-from connector.binlog.gtid import GtidSet, GtidSourceFilter, MariaGtidPosition
-from connector.binlog.position import BinlogPosition, SourceOffset
-from connector.binlog.reader import BinlogReader, ConnectionParams
+from connector.binlog.availability import ServerStart
+from connector.binlog.position import SourceOffset
+from connector.binlog.reader import ConnectionParams
 from connector.binlog.tls import database_tls
 from connector.config.loaders import LoadedConfig
 from connector.config.modes import SnapshotMode
 from connector.config.settings import OFFSETS_FILE, OFFSETS_KAFKA, Settings
 from connector.converters.base import ValueSettings
+from connector.converters.mappers import column_mapper_rules, mapper_lookup
 from connector.converters.registry import unusable_column
 from connector.converters.snapshot_conv import allow_binary_vectors, pymysql_conversions
+from connector.coordinator import Coordinator
 from connector.dispatch.dispatcher import Dispatcher
-from connector.errors import (SchemaError, SchemaRegistryUnavailable, ServerSetupError, SourceConnectionError,
-                              Where)
-from connector.kafka.errors import KafkaDeliveryError
+from connector.events.records import HeaderFormat
+from connector.transforms import build_chain
 from connector.dispatch.filters import ColumnFilter, TableFilter
-from connector.streaming.heartbeat import ActionQuery, Heartbeat
-from connector.ops.metrics import MetricsServer, StreamingCollector, StreamingStats, build_registry
-from connector.streaming.purge_monitor import PurgeMonitor
+from connector.errors import ServerSetupError, Where
+from connector.events.table_schema import TableSchemaBuilder, message_key_columns, source_type_propagation
+from connector.kafka.ack_poller import AckPoller
+from connector.kafka.errors import KafkaDeliveryError
 from connector.kafka.writer import KafkaWriter
 from connector.offsets.committer import OffsetCommitter
 from connector.offsets.file_store import FileOffsetStore
@@ -42,15 +42,20 @@ from connector.offsets.kafka_store import KafkaOffsetStore
 from connector.offsets.store import OffsetStore, partition_key
 from connector.offsets.tracker import OffsetTracker
 from connector.offsets.transactional import TransactionalCommitter
-from connector.schema.live import LiveSchema, changes_shape, shape_ddl_table
+from connector.ops.metrics import MetricsServer, StreamingCollector, StreamingStats, build_registry
+from connector.ops.status import StatusFile
+from connector.schema.live import LiveSchema
 from connector.schema.tracker import build_schema_tracker
 from connector.shutdown import ShutdownToken
-from connector.ops.status import StatusFile
-from connector.streaming.handler import ResumePoint as StreamResume, StreamingHandler, StreamingState
-from connector.converters.mappers import column_mapper_rules, mapper_lookup
-from connector.events.table_schema import TableSchemaBuilder, message_key_columns, source_type_propagation
+from connector.offsets.parts import IncrementalSnapshotSlot
+from connector.signals.processor import SignalingEmitter
+from connector.streaming.handler import ChangeEmitter, StreamingState
+from connector.streaming.loop import EventReader
+from connector.streaming.source import BinlogStreamingSource
 from schema_history.model import TableId
-from snapshot.initial import InitialSnapshot, ResumeInvalid, SnapshotOptions, SnapshotSource, SnapshotStart
+from snapshot.initial import InitialSnapshot, SnapshotOptions, SnapshotSource, SnapshotStart
+from snapshot.incremental.context import IncrementalContext
+from snapshot.incremental.source import IncrementalSnapshot
 from snapshot.metrics import SnapshotMetrics
 from snapshot.modes import SnapshotPolicy, policy_for
 from snapshot.plan import SnapshotQueries
@@ -129,41 +134,6 @@ def value_settings(settings: Settings) -> ValueSettings:
     )
 
 
-class AckPoller:
-    """Serves the producer's delivery callbacks while the reader waits on the binlog.
-
-    Acks must be processed even when no new record is produced (an idle database), or offsets would
-    lag behind what Kafka already has. A failure is kept and re-raised on the main thread.
-    """
-
-    def __init__(self, writer: KafkaWriter, interval_s: float = 0.05) -> None:
-        self._writer = writer
-        self._interval_s = interval_s
-        self._stop = threading.Event()
-        self.error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="kafka-ack-poller", daemon=True)
-
-    def start(self) -> "AckPoller":
-        self._thread.start()
-        return self
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self._writer.poll(self._interval_s)
-            except BaseException as exc:  # handed to the main thread by check()
-                self.error = exc
-                return
-
-    def check(self) -> None:
-        if self.error is not None:
-            raise self.error
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join(timeout=5)
-
-
 class Daemon:
     def __init__(self, loaded: LoadedConfig, token: ShutdownToken, status_path: Path | None = None) -> None:
         self.loaded = loaded
@@ -171,7 +141,7 @@ class Daemon:
         self.token = token
         self.status = StatusFile(status_path)
         self.phase = "starting"
-        self.reader: BinlogReader | None = None
+        self.reader: EventReader | None = None
         self.stats = StreamingStats()
         self.snapshot_metrics = SnapshotMetrics()
         # What snapshot.mode does at start (snapshot/modes.py); refuses unsupported modes before connecting.
@@ -213,12 +183,13 @@ class Daemon:
         schema = build_schema_tracker(s, table_filter)
         live = LiveSchema(lambda: dbconn.connect(params))
         schema.attach_live(live)  # SHOW CREATE TABLE fallback for unparseable table DDL
-        self._live = live
         tracker = OffsetTracker()
         builder = table_schema_builder(s)
         # a parsed DDL the converters cannot represent falls back instead of failing on its first row
         schema.attach_table_check(lambda table: unusable_column(table, builder.settings))
-        dispatcher = Dispatcher(s, schema, builder, writer, tracker, table_filter)
+        # transforms (SMTs) configured as in Debezium, built once; the encoder applies them to every record kind
+        dispatcher = Dispatcher(s, schema, builder, writer, tracker, table_filter,
+                                transforms=build_chain(s.transforms, HeaderFormat(s.kafka.header_format)))
         committer: OffsetCommitter | TransactionalCommitter
         if writer.transactional:
             assert isinstance(offsets, KafkaOffsetStore)
@@ -231,15 +202,18 @@ class Daemon:
         self._writer, self._dispatcher, self._committer = writer, dispatcher, committer
         metrics = self._start_metrics(dispatcher)
         poller = self._poller = AckPoller(writer).start()
+        snapshots = InitialSnapshotSource(s, params, info, schema, table_filter, dispatcher, self.token,
+                                          self.snapshot_metrics, housekeeping=self._housekeeping,
+                                          on_start=self._snapshot_started)
+        streaming = BinlogStreamingSource(s, params, info, dispatcher, self.stats, self.token,
+                                          housekeeping=self._housekeeping,
+                                          committed=lambda: committer.last_committed, on_reader=self._reader_open,
+                                          signals=signal_emitter(s, params, dispatcher))
+        coordinator = Coordinator(self.policy, stored, ServerStart(s, info, ctl, schema, live, table_filter),
+                                  snapshots, streaming, self.token, resume_enabled=s.snapshot.resume_enabled,
+                                  after_snapshot=self._flush_and_commit)
         try:
-            offset = self._start_offset(stored, ctl, info, schema, table_filter, dispatcher, params)
-            self._flush_and_commit()
-            if not self.policy.stream:
-                log.info("snapshot.mode=%s: snapshot done, not streaming", s.snapshot.mode.value)
-                return 0
-            if self.token.requested:
-                return 0
-            self._stream(offset, info, params, dispatcher)
+            coordinator.run()
             return 0
         finally:
             self.phase = "stopped"
@@ -264,6 +238,21 @@ class Daemon:
         collector = StreamingCollector(s.topics.prefix, self.stats, lambda: c.data_events, lambda: c.records_sent,
                                        lambda: c.records_acked, lambda: getattr(schema, "ddl_fallbacks", 0))
         return MetricsServer(s.metrics_host, s.metrics_port, build_registry(collector), self.stats).start()
+
+    def _snapshot_started(self) -> None:
+        self.phase = "snapshot"
+        self._write_status(force=True)
+
+    def _reader_open(self, reader: EventReader | None) -> None:
+        self.phase = "streaming"
+        self.reader = reader
+        self._write_status(force=True)
+
+    def _housekeeping(self) -> None:
+        """Between records: surface a delivery failure, commit offsets when due, refresh the status file."""
+        self._poller.check()
+        self._committer.maybe_commit()
+        self._write_status()
 
     def _flush_and_commit(self, final: bool = False) -> None:
         if isinstance(self._committer, TransactionalCommitter):
@@ -293,302 +282,95 @@ class Daemon:
             "snapshot": self.snapshot_metrics.as_dict(),
         }, force=force)
 
-    # ---------------------------------------------------------------- snapshot or resume
-    def _start_offset(self, stored: dict[str, Any] | None, ctl: pymysql.connections.Connection,
-                      info: dbconn.ServerInfo, schema: Any, table_filter: TableFilter, dispatcher: Dispatcher,
-                      params: ConnectionParams) -> SourceOffset:
-        s = self.settings
-        mode = s.snapshot.mode
-        policy = self.policy
-        previous = SourceOffset.from_map(stored) if stored else None
-        completed = previous is not None and not previous.snapshot_in_progress
-        # Recovery: the schema at the stored offset, asked for (recovery) or because the history is lost and
-        # configuration_based's snapshot.on.schema.error allows it (Debezium's validateSchemaHistory).
-        lost_history = completed and policy.on_schema_error and not policy.snapshots(True) and not schema.exists()
-        if completed and ((policy.snapshot_schema(True) and not policy.stream_from_snapshot) or lost_history):
-            assert previous is not None
-            self._check_available(ctl, info, previous)
-            self._refuse_recovery_after_ddl(previous, table_filter)
-            log.info("snapshot.mode=%s: rebuilding the schema history from the current tables at %s", mode.value,
-                     previous.position())
-            self._snapshot(schema, table_filter, dispatcher, params, info, mode, recovery_offset=previous)
-            return previous
-        if completed and not policy.snapshots(offset_exists=True):
-            assert previous is not None
-            log.info("resuming from stored offset %s", stored)
-            try:
-                self._check_available(ctl, info, previous)
-            except ServerSetupError:
-                if not policy.on_data_error:
-                    raise
-                log.warning("stored position %s was purged; snapshot.mode=%s takes a new snapshot",
-                            previous.position(), mode.value)
-                previous = None  # as Debezium's resetOffset: snapshot as on a first start
-            else:
-                schema.recover(previous.to_map(include_transaction=False))
-                return previous
-        if previous is not None and previous.snapshot_in_progress:
-            resumed = self._resume_snapshot(stored, previous, ctl, info, schema, table_filter, dispatcher, params,
-                                            mode)
-            if resumed is not None:
-                return resumed
-            log.info("the previous snapshot did not complete; starting it again")
-        offset_exists = previous is not None
-        in_progress = previous is not None and previous.snapshot_in_progress
-        if in_progress and not policy.snapshots(True, True):
-            raise ServerSetupError(f"the connector stopped during a snapshot, but snapshot.mode={mode.value} takes "
-                                   f"no snapshot now: use snapshot.mode=initial or when_needed to take it again")
-        if policy.on_schema_error and stored is None:
-            raise ServerSetupError(f"snapshot.mode={mode.value} rebuilds the schema history for stored offsets, but "
-                                   f"there are none; with no offsets use snapshot.mode=initial")
-        if not policy.snapshots(offset_exists, in_progress):
-            first = dbconn.binary_logs(ctl)[0][0]
-            log.info("snapshot.mode=%s takes no snapshot: streaming from the start of the oldest binlog %s; tables "
-                     "created before it have no schema and cannot be captured", mode.value, first)
-            schema.reset()
-            return SourceOffset(file=first, pos=4)
-        with_data = policy.snapshot_data(offset_exists, in_progress)
-        if offset_exists and not in_progress and not with_data:
-            log.warning("snapshot.mode=%s re-reads the schema at a new binlog position despite the stored offset %s "
-                        "(as Debezium): changes made while the connector was stopped are not streamed",
-                        mode.value, previous.position() if previous else "-")
-        return self._snapshot(schema, table_filter, dispatcher, params, info, mode, with_data=with_data)
 
-    def _resume_snapshot(self, stored: dict[str, Any] | None, previous: SourceOffset,
-                         ctl: pymysql.connections.Connection, info: dbconn.ServerInfo, schema: Any,
-                         table_filter: TableFilter, dispatcher: Dispatcher, params: ConnectionParams,
-                         mode: SnapshotMode) -> SourceOffset | None:
-        """Continue an interrupted snapshot where its acknowledged records end (snapshot/resume.py), or None
-        when it must start over."""
-        point = ResumePoint.from_offset(stored)
-        if point is None or not self.settings.snapshot.resume_enabled or not self.policy.snapshot_data(True, True):
-            return None
-        try:
-            self._check_available(ctl, info, previous)
-            schema.recover(previous.to_map(include_transaction=False))
-        except (ServerSetupError, SchemaError) as exc:
-            log.warning("the interrupted snapshot cannot be resumed (%s)", exc)
-            return None
-        try:
-            return self._snapshot(schema, table_filter, dispatcher, params, info, mode, resume=point,
-                                  resume_offset=previous)
-        except ResumeInvalid as exc:  # raised before any row is sent
-            log.warning("the interrupted snapshot cannot be resumed (%s)", exc)
-            return None
+def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dispatcher
+                   ) -> Callable[[StreamingState, ChangeEmitter], ChangeEmitter] | None:
+    """The source signal channel and incremental snapshots around the dispatcher, when a signal table is set."""
+    sig = settings.signals
+    if sig.data_collection is None or "source" not in sig.channels:
+        return None
+    signal_table = TableId.parse_identifier(sig.data_collection)
+    conv = pymysql_conversions()
 
-    def _refuse_recovery_after_ddl(self, previous: SourceOffset, table_filter: TableFilter) -> None:
-        """snapshot.mode=recovery records the current tables at the stored offset: wrong if DDL of a captured
-        database ran since then (rows before that DDL would be decoded with the newer shape)."""
-        for query in self._live.queries_after(previous.file, previous.pos, include_start=True,
-                                              gtids=previous.gtids or None, server_id=previous.server_id or None):
-            if not changes_shape(query.statement):
-                continue
-            table_id = shape_ddl_table(query.statement, query.database)
-            database = table_id.database if table_id is not None else query.database
-            if database is None or table_filter.database_included(database):
-                raise ServerSetupError(
-                    f"snapshot.mode=recovery refused: DDL ran after the stored offset {previous.file}:{previous.pos} "
-                    f"(at {query.file}:{query.pos}: {' '.join(query.statement.split())[:200]}), so the current "
-                    f"tables are not the schema at that offset. Restore the lost history instead, or start over "
-                    f"with new offsets and snapshot.mode=initial")
+    def connect() -> pymysql.connections.Connection:
+        # In the signal table's database, as Debezium's connection is after its snapshot's `USE`: MySQL logs
+        # the session's database in each watermark transaction's BEGIN, so binlog positions match Debezium's.
+        return dbconn.connect(params, signal_table.database, autocommit=False, conv=conv,
+                              init_command="SET time_zone='+00:00'")
 
-    def _check_available(self, ctl: pymysql.connections.Connection, info: dbconn.ServerInfo,
-                         offset: SourceOffset) -> None:
-        if info.gtid_mode and offset.gtids:
-            dbconn.check_gtids_available(ctl, offset.gtids, GtidSourceFilter.from_settings(self.settings.gtid_source))
-        elif _tracks_mariadb_gtids(self.settings, info) and offset.gtids:
-            if _mariadb_connect_state(ctl, offset.position(), offset.gtids) is not None:
-                dbconn.check_mariadb_gtids_available(ctl, offset.gtids)
-        else:
-            dbconn.check_position_available(ctl, offset.position())
+    def wrap(state: StreamingState, inner: ChangeEmitter) -> ChangeEmitter:
+        slot = next((p for p in state.parts if isinstance(p, IncrementalSnapshotSlot)), None)
+        context = IncrementalContext.load(dict(slot.values)) if slot is not None else None
+        engine = IncrementalSnapshot(connect, signal_table, dispatcher.schema, dispatcher, sig.chunk_size, context,
+                                     read_only=sig.read_only)
+        emitter = SignalingEmitter(inner, state, signal_table, engine)
+        engine.connect()  # at start, as Debezium's connection (thread ids come in the same order)
+        if engine.context.running:
+            # As Debezium's init: a snapshot the stored offset says is running continues with its next chunk.
+            log.info("incremental snapshot in progress: reading its next chunk")
+            engine.read_chunk()
+        return emitter
 
-    def _snapshot(self, schema: Any, table_filter: TableFilter, dispatcher: Dispatcher, params: ConnectionParams,
-                  info: dbconn.ServerInfo, mode: SnapshotMode, recovery_offset: SourceOffset | None = None,
-                  resume: ResumePoint | None = None, resume_offset: SourceOffset | None = None,
-                  with_data: bool = True) -> SourceOffset:
-        self.phase = "snapshot"
-        self._write_status(force=True)
+    return wrap
+
+
+class InitialSnapshotSource:
+    """The coordinator's `SnapshotSource`: snapshot/initial.py over fresh connections to the source server."""
+
+    def __init__(self, settings: Settings, params: ConnectionParams, info: dbconn.ServerInfo, schema: Any,
+                 table_filter: TableFilter, dispatcher: Dispatcher, token: ShutdownToken, metrics: SnapshotMetrics,
+                 *, housekeeping: Callable[[], None], on_start: Callable[[], None]) -> None:
+        self._s, self._params, self._info = settings, params, info
+        self._schema, self._filter, self._dispatcher = schema, table_filter, dispatcher
+        self._token, self._metrics = token, metrics
+        self._housekeeping, self._on_start = housekeeping, on_start
+
+    def snapshot(self, *, with_data: bool = True, recovery_offset: SourceOffset | None = None,
+                 resume: ResumePoint | None = None, resume_offset: SourceOffset | None = None) -> SourceOffset:
+        self._on_start()
         if resume is None:
-            schema.reset()
+            self._schema.reset()
         conv = pymysql_conversions()
         # PyMySQL cannot read MySQL 9 VECTOR columns unless told they are binary.
         allow_binary_vectors()
+        params = self._params
 
         def connect() -> pymysql.connections.Connection:
             return dbconn.connect(params, autocommit=False, conv=conv, init_command="SET time_zone='+00:00'")
 
-        ss = self.settings.snapshot
+        ss = self._s.snapshot
         queries = SnapshotQueries(ss.include_collection_list, ss.select_overrides, ss.tables_order_by_row_count,
-                                  ss.min_row_count_to_stream_results, ss.fetch_size,
-                                  self.settings.filters.table_include)
+                                  ss.min_row_count_to_stream_results, ss.fetch_size, self._s.filters.table_include)
+        dispatcher = self._dispatcher
         snap = InitialSnapshot(
-            SnapshotSource(connect, table_filter, use_gtids=info.gtid_mode), _SnapshotEmitter(dispatcher, self),
+            SnapshotSource(connect, self._filter, use_gtids=self._info.gtid_mode),
+            _SnapshotEmitter(dispatcher, self._housekeeping),
             SnapshotOptions(locking_mode=ss.locking_mode, lock_timeout_ms=ss.lock_timeout_ms, queries=queries,
                             max_threads=ss.max_threads, resumable=ss.resume_enabled, with_data=with_data),
             SnapshotStart(resume=resume, resume_offset=resume_offset, recovery_offset=recovery_offset),
-            self.snapshot_metrics)
+            self._metrics)
         if ss.delay_ms and recovery_offset is None:
             log.info("snapshot.delay.ms: waiting %d ms before the snapshot starts", ss.delay_ms)
-            self.token.wait(ss.delay_ms / 1000)
-            if self.token.requested:
+            self._token.wait(ss.delay_ms / 1000)
+            if self._token.requested:
                 raise InterruptedError("stopped during snapshot.delay.ms")
-        result = snap.run(should_stop=lambda: self.token.requested)
+        result = snap.run(should_stop=lambda: self._token.requested)
         dispatcher.end_snapshot(result.offset)
         # With no data (no_data mode, or empty tables) no record may carry the completed offset: record it anyway.
         dispatcher.tracker.observe(result.offset.to_map())
         return result.offset
 
-    # ---------------------------------------------------------------- streaming
-    def _stream(self, offset: SourceOffset, info: dbconn.ServerInfo, params: ConnectionParams,
-                dispatcher: Dispatcher) -> None:
-        s = self.settings
-        self.phase = "streaming"
-        use_gtids = info.gtid_mode
-        gtid_filter = GtidSourceFilter.from_settings(s.gtid_source)
-        # With gtid.source filters the offset only ever records the followed sources (Debezium's also holds the
-        # other sources' GTIDs read since it started; it drops them on restart, as here).
-        done = GtidSet.parse(offset.gtids) if use_gtids else None
-        if done is not None and gtid_filter.active:
-            done = gtid_filter.retain(done)
-        if _tracks_mariadb_gtids(s, info):
-            done = MariaGtidPosition.parse(offset.gtids or self._mariadb_gtids_at(params, offset.position()))
-        resume = None
-        if offset.event or offset.row or offset.transaction is not None:
-            resume = StreamResume(offset.event, offset.row, offset.transaction)
-        state = StreamingState(
-            file=offset.file, restart_pos=offset.pos, server_id=offset.server_id, ts_sec=offset.ts_sec,
-            restart_gtids=str(done) if done is not None else None,
-            current_gtids=done,
-            resume=resume,
-        )
-        handler = StreamingHandler(state, dispatcher, use_gtids=use_gtids, is_mariadb=info.is_mariadb,
-                                   provide_transaction_metadata=s.events.provide_transaction_metadata,
-                                   gtid_filter=gtid_filter, include_query=s.events.include_query)
-        heartbeat = self._heartbeat(params, dispatcher)
-        stats = self.stats
-        stats.gtid_mode = use_gtids
-        purge = PurgeMonitor(params, s.database.server_id, s.purge_check_interval_ms, stats,
-                             lambda: self._committer.last_committed)
-        # The server's own heartbeats wake an idle reader; they must come at least as often as ours.
-        server_heartbeat_s = max(0.1, min(1.0, heartbeat.interval_s)) if heartbeat.enabled else 1.0
-        attempts = 0
-        try:
-            while not self.token.requested:
-                start = BinlogPosition(state.file, state.restart_pos)
-                if state.in_tx:
-                    # Reconnect at the transaction start and skip what was already emitted (its END was not).
-                    state.resume = StreamResume(state.events, state.rows, state.tx, in_progress=True)
-                    state.in_tx = False
-                self.reader = reader = BinlogReader(params, s.database.server_id, start,
-                                                    heartbeat_interval_s=server_heartbeat_s,
-                                                    auto_position=self._auto_position(state, gtid_filter, params)
-                                                    if use_gtids else self._mariadb_auto_position(state, info,
-                                                                                                  params),
-                                                    is_mariadb=info.is_mariadb,
-                                                    annotate_rows=s.events.include_query and info.is_mariadb)
-                try:
-                    reader.open()
-                    self._write_status(force=True)
-                    for pe in reader.events():
-                        handler.handle(pe)
-                        attempts = 0
-                        if not stats.connected:
-                            stats.set_connected(True)
-                        stats.event(pe.file, pe.next_pos, pe.timestamp, time.time_ns() // 1_000_000)
-                        if type(pe.event) is XidEvent:
-                            stats.committed_transactions += 1
-                            if state.current_gtids is not None:
-                                stats.gtid_set = state.restart_gtids or ""
-                        if not state.in_tx and heartbeat.due():
-                            # Between transactions the restart position already points past the last event.
-                            heartbeat.emit(state.offset(rows=0, with_tx=False).with_(event=0))
-                            stats.heartbeats_sent = heartbeat.sent
-                        self._poller.check()
-                        self._committer.maybe_commit()
-                        purge.maybe_check()
-                        self._write_status()
-                        if self.token.requested:
-                            break
-                    else:
-                        log.warning("binlog stream ended at %s:%s; reconnecting", reader.file, reader.next_pos)
-                # Only what re-reading the binlog can cure: Kafka's retriable errors are not (their records
-                # would be skipped as already emitted); the registry is, as the record is built again.
-                except (pymysql.err.OperationalError, ConnectionError, OSError, SourceConnectionError,
-                        SchemaRegistryUnavailable) as exc:
-                    stats.set_connected(False)
-                    stats.disconnects += 1
-                    attempts += 1
-                    if s.errors_max_retries >= 0 and attempts > s.errors_max_retries:
-                        raise SourceConnectionError(
-                            f"binlog connection lost after {attempts} attempt(s) ({' '.join(str(exc).split())})",
-                            where=Where(reader.file, reader.next_pos),
-                            fix="check that the database server is reachable; errors.max.retries="
-                                f"{s.errors_max_retries} bounds the reconnects (-1: no limit)") from exc
-                    delay = min(30.0, 0.5 * 2 ** min(attempts, 6))
-                    log.warning("binlog connection lost at %s:%s (%s); reconnecting from %s:%s in %.1f s "
-                                "(attempt %d)", reader.file, reader.next_pos, exc, state.file, state.restart_pos,
-                                delay, attempts)
-                    self.token.wait(delay)
-                finally:
-                    reader.close()
-        finally:
-            stats.set_connected(False)
-            heartbeat.close()
-        log.info("stopping: last reader position %s:%s", state.file, state.restart_pos)
-
-    @staticmethod
-    def _auto_position(state: StreamingState, gtid_filter: GtidSourceFilter, params: ConnectionParams) -> str | None:
-        """The GTID set sent with COM_BINLOG_DUMP_GTID: what we completed, plus (with gtid.source filters) the
-        server's GTIDs of the sources we do not follow, so those are skipped rather than replayed."""
-        if not state.restart_gtids or not gtid_filter.active:
-            return state.restart_gtids
-        with dbconn.connect(params) as ctl:
-            executed = GtidSet.parse(dbconn.binlog_status(ctl).executed_gtid_set)
-        return str(gtid_filter.merged_for_connect(GtidSet.parse(state.restart_gtids), executed))
-
-    def _mariadb_auto_position(self, state: StreamingState, info: dbconn.ServerInfo,
-                               params: ConnectionParams) -> str | None:
-        """MariaDB: the GTID position to connect with (@slave_connect_state), or None to connect at file/pos.
-
-        File/pos is used while it means the same point on this server, i.e. the server's GTID position there
-        (`BINLOG_GTID_POS`) is the offset's; otherwise (another server after a failover, a purged file, a restart
-        after a standalone DDL whose GTID the offset does not hold yet) the GTID position decides."""
-        if not _tracks_mariadb_gtids(self.settings, info) or not state.restart_gtids:
-            return None
-        with dbconn.connect(params) as ctl:
-            gtids = _mariadb_connect_state(ctl, BinlogPosition(state.file, state.restart_pos), state.restart_gtids)
-        if gtids is not None:
-            log.info("binlog position %s:%s does not match GTID position %s on this server: connecting by GTID",
-                     state.file, state.restart_pos, gtids)
-        return gtids
-
-    def _mariadb_gtids_at(self, params: ConnectionParams, position: BinlogPosition) -> str:
-        """The GTID position at an offset without one (older offsets, snapshots), read on the server it names."""
-        with dbconn.connect(params) as ctl:
-            return dbconn.mariadb_gtid_pos_at(ctl, position) or ""
-
-    def _heartbeat(self, params: ConnectionParams, dispatcher: Dispatcher) -> Heartbeat:
-        s = self.settings
-        action = None
-        if s.heartbeat_action_query:
-            action = ActionQuery(s.heartbeat_action_query, lambda: dbconn.connect(params))
-        return Heartbeat(s.heartbeat_interval_ms, s.topics.heartbeat_topic(), s.topics.prefix, dispatcher,
-                         key_schemas=s.kafka.key_schemas_enable, value_schemas=s.kafka.value_schemas_enable,
-                         action=action,
-                         serialize=dispatcher.serialize if "avro" in (s.kafka.key_format, s.kafka.value_format)
-                         else None)
-
 
 class _SnapshotEmitter:
-    """Snapshot → dispatcher, keeping the status file fresh while rows flow."""
+    """Snapshot → dispatcher, with the daemon's housekeeping (acks, offset commits, status file) while rows flow."""
 
     # Committing and the status file are time-based: looking at the clock every row costs ~5% of the
     # snapshot's throughput, every 256 rows nothing.
     HOUSEKEEPING_EVERY = 256
 
-    def __init__(self, dispatcher: Dispatcher, daemon: Daemon) -> None:
+    def __init__(self, dispatcher: Dispatcher, housekeeping: Callable[[], None]) -> None:
         self._dispatcher = dispatcher
-        self._daemon = daemon
+        self._housekeeping = housekeeping
         self._rows = 0
 
     def schema_statement(self, database: str, ddl: str, source: Any, offset: SourceOffset) -> None:
@@ -614,11 +396,6 @@ class _SnapshotEmitter:
         if self._rows % self.HOUSEKEEPING_EVERY == 0:
             self._housekeeping()
 
-    def _housekeeping(self) -> None:
-        self._daemon._poller.check()
-        self._daemon._committer.maybe_commit()
-        self._daemon._write_status()
-
     def table_known(self, table_id: Any) -> bool:
         return self._dispatcher.table_known(table_id)
 
@@ -627,20 +404,6 @@ class _SnapshotEmitter:
         if table is None:
             return [], ()
         return table.column_names(), tuple(table.primary_key_column_names)
-
-
-def _tracks_mariadb_gtids(settings: Settings, info: dbconn.ServerInfo) -> bool:
-    """Offsets carry MariaDB GTID positions (`gtids`, `d-s-n` per domain) as Debezium's MariaDB connector's do.
-    Debezium's MySQL connector sees no GTIDs on MariaDB, so with it offsets stay file/pos only."""
-    return info.is_mariadb and settings.mariadb_connector
-
-
-def _mariadb_connect_state(ctl: pymysql.connections.Connection, position: BinlogPosition, gtids: str) -> str | None:
-    """None when `position` is the point of GTID position `gtids` on this server, else `gtids` (connect by GTID)."""
-    here = dbconn.mariadb_gtid_pos_at(ctl, position)
-    if here is not None and MariaGtidPosition.parse(here) == MariaGtidPosition.parse(gtids):
-        return None
-    return gtids
 
 
 def run(loaded: LoadedConfig, token: ShutdownToken, status_path: Path | None = None) -> int:

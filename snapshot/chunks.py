@@ -40,7 +40,7 @@ from connector.events.snapshot_text import Decoder
 from schema_history.model import TableId
 from snapshot.raw_rows import column_decoders, decode, fetch_raw
 
-__all__ = ["ChunkReader", "TableScan", "chunkable_override", "key_literal", "table_expression"]
+__all__ = ["ChunkReader", "TableScan", "chunkable_override", "key_after", "key_literal", "table_expression"]
 
 DIALECT = "mysql"
 
@@ -73,7 +73,7 @@ def key_literal(value: Any) -> exp.Expression:
     raise TypeError(f"key value of type {type(value).__name__} has no exact literal")
 
 
-def _after(key: Sequence[str], values: Sequence[Any]) -> exp.Expression:
+def key_after(key: Sequence[str], values: Sequence[Any]) -> exp.Expression:
     """`k > v`, or for a composite key `k1 >= v1 AND (k1, ..) > (v1, ..)` (module docstring)."""
     literals = [key_literal(v) for v in values]
     if len(key) == 1:
@@ -137,7 +137,7 @@ class TableScan:
         select = self._override_base.copy() if self._override_base is not None else self._select()
         bound = after if after is not None else self.after
         if bound is not None:
-            select = select.where(_after(self.key, bound), append=True, copy=False)
+            select = select.where(key_after(self.key, bound), append=True, copy=False)
         select = select.order_by(*(_column(k) for k in self.key), copy=False)
         if self.chunk_size is not None:
             select = select.limit(self.chunk_size, copy=False)

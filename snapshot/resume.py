@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import pymysql
 from sqlglot import exp
@@ -62,49 +62,48 @@ class ResumePoint:
     key: tuple | None  # None: read the table from its start
 
     @staticmethod
-    def from_offset(stored: dict[str, Any] | None) -> "ResumePoint | None":
-        if not stored or not stored.get(RESUME_TABLE):
+    def from_offset(stored: Mapping[str, Any] | None) -> "ResumePoint | None":
+        part = SnapshotResume.load(stored) if stored else None
+        return part.point() if part is not None else None
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotResume:
+    """The offset part saying where an interrupted snapshot got to: the table being read and, if it has a
+    resumable key, the key of the row the record carries (both as stored, so the per-row cost is nil)."""
+
+    table: str
+    key: str | None
+
+    def store(self, offset: dict[str, Any]) -> dict[str, Any]:
+        offset[RESUME_TABLE] = self.table
+        if self.key is not None:
+            offset[RESUME_KEY] = self.key
+        return offset
+
+    @staticmethod
+    def load(offset: Mapping[str, Any]) -> "SnapshotResume | None":
+        table = offset.get(RESUME_TABLE)
+        if not table:
             return None
-        table = TableId.parse_identifier(str(stored[RESUME_TABLE]))
-        raw_key = stored.get(RESUME_KEY)
-        key = tuple(json.loads(raw_key)) if raw_key else None
-        return ResumePoint(table, key)
+        key = offset.get(RESUME_KEY)
+        return SnapshotResume(str(table), str(key) if key else None)
 
-
-class ResumableOffset:
-    """A snapshot record's offset: Debezium's map plus where the snapshot got to (duck-types SourceOffset
-    for the dispatcher, which only calls `to_map`)."""
-
-    __slots__ = ("_base", "_key", "_offset", "_table")
-
-    def __init__(self, offset: SourceOffset, table: str, key: str | None,
-                 base: dict[str, Any] | None = None) -> None:
-        self._offset, self._table, self._key = offset, table, key
-        self._base = base  # offset.to_map(), when the caller has it already (ResumeOffsets)
-
-    def to_map(self, include_transaction: bool = True) -> dict[str, Any]:
-        base = self._base if include_transaction else None
-        raw = dict(base) if base is not None else self._offset.to_map(include_transaction)
-        raw[RESUME_TABLE] = self._table
-        if self._key is not None:
-            raw[RESUME_KEY] = self._key
-        return raw
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._offset, name)
+    def point(self) -> ResumePoint:
+        key = tuple(json.loads(self.key)) if self.key else None
+        return ResumePoint(TableId.parse_identifier(self.table), key)
 
 
 class ResumeOffsets:
-    """The offsets of one snapshot's records: `offset`'s map is built once, not once per row."""
+    """The offsets of one snapshot's records: `offset` with a `SnapshotResume` part per record."""
 
-    __slots__ = ("_base", "_offset")
+    __slots__ = ("_offset",)
 
     def __init__(self, offset: SourceOffset) -> None:
         self._offset = offset
-        self._base = offset.to_map()
 
-    def at(self, table: str, key: str | None) -> ResumableOffset:
-        return ResumableOffset(self._offset, table, key, self._base)
+    def at(self, table: str, key: str | None) -> SourceOffset:
+        return self._offset.with_parts(SnapshotResume(table, key))
 
 
 def encode_key(values: Sequence[Any]) -> str | None:

@@ -5,7 +5,7 @@ works on this project's output and on real Debezium's alike.
 
     Kafka ──► reader (JVM "kafka" source | Python "binlog_cdc_kafka" source) ──► raw rows
     raw rows ──► wire (json | json-schemaless | avro) ──► decoder + semantic_types ──► typed rows
-    typed rows ──► applier (truncate, last change per key by binlog position) ──► targets
+    typed rows ──► applier (truncate, last change per key by binlog position: ordering) ──► targets
                    (Delta via deltalake | Delta via Spark MERGE | Parquet changelog + current)
 
 Typical job::
@@ -16,11 +16,12 @@ Typical job::
                                                       batch_id=batch_id)).start()
 """
 
-from spark_sink.applier import ApplyResult, apply_changes, latest_per_key
+from spark_sink.applier import ApplyResult, apply_changes
 from spark_sink.connect_schema import ConnectField, from_avro, from_connect_json
 from spark_sink.ddl_schema import schemas_from_history
 from spark_sink.decoder import KAFKA_COLUMNS, META_COLUMNS, TableLayout
 from spark_sink.kafka_source import KafkaDataSource
+from spark_sink.ordering import latest_per_key
 from spark_sink.reader import (DecodeOptions, decode_batch, decode_split, discover_versions,
                                history_schemas, read_changes, read_kafka, split_records)
 from spark_sink.semantic_types import TimeMode

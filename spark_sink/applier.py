@@ -2,9 +2,10 @@
 
 Contract of ``apply_changes`` (call it from ``foreachBatch``):
 
-* Order is the binlog position ``(__source_file, __source_pos, __source_row)``, then the Kafka
-  offset. Within a batch only the last change per key is kept; a duplicate delivered twice
-  (at-least-once) has the same position and the same content, so it changes nothing.
+* Order is ``ordering.CHANGE_ORDER``: the binlog position ``(__source_file, __source_pos,
+  __source_row)``, then the Kafka offset. Within a batch only the last change per key is
+  kept; a duplicate delivered twice (at-least-once) has the same position and the same
+  content, so it changes nothing.
 * ``op`` c/u/r upsert, ``d`` deletes (or, with ``soft_delete``, upserts the last image with
   ``__deleted = true``), ``t`` empties the table; only changes after it in the batch remain.
 * Targets store the source-position columns and only let a change replace a row whose stored
@@ -19,21 +20,19 @@ from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Sequence
 
 import orjson
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 from spark_sink.decoder import KAFKA_COLUMNS
+from spark_sink.ordering import CHANGE_ORDER, latest_per_key, later_than, newest_first
 from spark_sink.reader import DecodeOptions, decode_split, split_records
 from spark_sink.semantic_types import TimeMode
 from spark_sink.targets import Target, target_for
 from spark_sink.wire import ValueFormat
 
-__all__ = ["apply_changes", "ApplyResult", "POSITION", "key_columns", "latest_per_key"]
+__all__ = ["apply_changes", "ApplyResult", "key_columns"]
 
 logger = logging.getLogger(__name__)
-
-POSITION = ("__source_file", "__source_pos", "__source_row", "__partition", "__offset")
-"""Sort order of changes to one key (the Kafka offset breaks ties between duplicates)."""
 
 TargetSpec = Target | str | Callable[[str], Target]
 
@@ -49,27 +48,12 @@ class ApplyResult:
     skipped: bool = False  # batch_id already applied to this target
 
 
-def latest_per_key(changes: DataFrame, keys: Sequence[str]) -> DataFrame:
-    """Keep the last change per key by source position (then Kafka offset)."""
-    order = [F.col(c).desc_nulls_last() for c in POSITION]
-    window = Window.partitionBy(*[F.col(k) for k in keys]).orderBy(*order)
-    return changes.withColumn("__rank", F.row_number().over(window)).filter("__rank = 1").drop("__rank")
-
-
 def _after_truncate(changes: DataFrame) -> tuple[DataFrame, bool]:
-    truncates = changes.filter(F.col("__op") == "t").select(*POSITION).orderBy(
-        *[F.col(c).desc() for c in POSITION]).limit(1).collect()
+    """The changes after the batch's last TRUNCATE, and whether there was one."""
+    truncates = changes.filter(F.col("__op") == "t").select(*CHANGE_ORDER).orderBy(*newest_first()).limit(1).collect()
     if not truncates:
         return changes, False
-    last = truncates[0]
-    # Lexicographic "position > last truncate" over the POSITION columns.
-    later = F.lit(False)
-    for i in reversed(range(len(POSITION))):
-        same_prefix = F.lit(True)
-        for c in POSITION[:i]:
-            same_prefix = same_prefix & (F.col(c) == F.lit(last[c]))
-        later = later | (same_prefix & (F.col(POSITION[i]) > F.lit(last[POSITION[i]])))
-    return changes.filter(later), True
+    return changes.filter(later_than(truncates[0])), True
 
 
 def key_columns(raw: DataFrame, topic: str, decode: DecodeOptions) -> list[str]:

@@ -9,8 +9,8 @@
   the batch is re-run) plus a compacted current-state table (``current/v=N``) published by
   atomically replacing a pointer file; read it with ``read_current``.
 
-All three keep ``META_COLUMNS`` in the table and use ``_GUARD``: a change replaces a stored
-row only if its binlog position is not older than the row's.
+All three keep ``META_COLUMNS`` in the table and order changes as ``ordering`` defines: a change
+replaces a stored row only if its binlog position is not older than the row's.
 """
 
 from __future__ import annotations
@@ -24,6 +24,9 @@ from typing import Any, Protocol, Sequence
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from spark_sink.merge_sql import SOURCE_ALIAS, TARGET_ALIAS, merge_plan, merge_statement
+from spark_sink.ordering import SOURCE_POSITION, latest_per_key
+
 __all__ = ["Target", "DeltaTarget", "SparkDeltaTarget", "ParquetTarget", "target_for", "read_current"]
 
 
@@ -35,21 +38,6 @@ class Target(Protocol):
               batch_id: int | None, soft_delete: bool, changes: DataFrame | None = None) -> None:
         """Empty the table if `truncate`, then merge `latest` (one row per key). `changes` is
         every change of the batch in order, for targets that keep a changelog."""
-
-
-def _q(name: str) -> str:
-    return f"`{name.replace('`', '``')}`"
-
-
-def _guard(s: str = "s", t: str = "t") -> str:
-    """SQL: the source change at s is at or after the stored row's position at t."""
-    f, p, r = (_q(c) for c in ("__source_file", "__source_pos", "__source_row"))
-    return (f"({t}.{f} IS NULL OR {s}.{f} > {t}.{f} OR ({s}.{f} = {t}.{f} AND "
-            f"({s}.{p} > {t}.{p} OR ({s}.{p} = {t}.{p} AND {s}.{r} >= {t}.{r}))))")
-
-
-def _on(keys: Sequence[str]) -> str:
-    return " AND ".join(f"t.{_q(k)} = s.{_q(k)}" for k in keys)
 
 
 class DeltaTarget:
@@ -91,15 +79,13 @@ class DeltaTarget:
         if truncate:
             table.delete()  # a delete of everything: readers of older versions keep their data
             table = self._table()
-        merger = table.merge(data, predicate=_on(keys), source_alias="s", target_alias="t",
+        plan = merge_plan(keys, soft_delete=soft_delete).sql()
+        merger = table.merge(data, predicate=plan["on"], source_alias=SOURCE_ALIAS, target_alias=TARGET_ALIAS,
                              merge_schema=True, commit_properties=commit)
-        if soft_delete:
-            merger = merger.when_matched_update_all(predicate=_guard()).when_not_matched_insert_all()
-        else:
-            merger = (merger.when_matched_delete(predicate=f"s.__op = 'd' AND {_guard()}")
-                      .when_matched_update_all(predicate=f"s.__op <> 'd' AND {_guard()}")
-                      .when_not_matched_insert_all(predicate="s.__op <> 'd'"))
-        merger.execute()
+        if plan["delete_if"] is not None:
+            merger = merger.when_matched_delete(predicate=plan["delete_if"])
+        merger.when_matched_update_all(predicate=plan["update_if"]).when_not_matched_insert_all(
+            predicate=plan["insert_if"]).execute()
 
 
 class SparkDeltaTarget:
@@ -119,12 +105,11 @@ class SparkDeltaTarget:
         spark.sql(f"CREATE TABLE IF NOT EXISTS {self.table} USING DELTA AS SELECT * FROM {view} WHERE false")
         if truncate:
             spark.sql(f"DELETE FROM {self.table}")
-        delete = "" if soft_delete else f"WHEN MATCHED AND s.__op = 'd' AND {_guard()} THEN DELETE "
-        insert_if = "" if soft_delete else "AND s.__op <> 'd' "
-        spark.sql(f"MERGE WITH SCHEMA EVOLUTION INTO {self.table} t USING {view} s ON {_on(keys)} "
-                  f"{delete}WHEN MATCHED AND {_guard()} THEN UPDATE SET * "
-                  f"WHEN NOT MATCHED {insert_if}THEN INSERT *")
+        spark.sql(merge_statement(self.table, view, merge_plan(keys, soft_delete=soft_delete)))
         spark.catalog.dropTempView(view)
+
+
+_INCOMING = "__incoming"  # 1 for the batch's rows, 0 for the stored state's
 
 
 class ParquetTarget:
@@ -155,13 +140,12 @@ class ParquetTarget:
         version = batch_id if batch_id is not None else (previous or 0) + 1
         log = latest if changes is None else changes
         log.write.mode("overwrite").parquet(str(self.root / "changelog" / f"batch_id={version}"))
-        state = latest
+        # On a tie of positions the batch's row wins over the stored one, as in the Delta guard.
+        state = latest.withColumn(_INCOMING, F.lit(1))
         if previous is not None and not truncate:
-            old = spark.read.parquet(str(self.root / "current" / f"v={previous}"))
-            state = old.unionByName(latest, allowMissingColumns=True)
-        from spark_sink.applier import latest_per_key  # noqa: PLC0415 (applier imports targets)
-        state = latest_per_key(state.withColumn("__partition", F.lit(0)).withColumn(
-            "__offset", F.lit(0)), keys).drop("__partition", "__offset")
+            old = spark.read.parquet(str(self.root / "current" / f"v={previous}")).withColumn(_INCOMING, F.lit(0))
+            state = old.unionByName(state, allowMissingColumns=True)
+        state = latest_per_key(state, keys, order=(*SOURCE_POSITION, _INCOMING)).drop(_INCOMING)
         if not soft_delete:
             state = state.filter(F.col("__op") != "d")
         out = self.root / "current" / f"v={version}"

@@ -9,11 +9,13 @@ skips exactly those. `gtids` is the set of *completed* transactions.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
-from connector.java.hashmap import as_hashmap
+from connector.offsets.parts import IncrementalSnapshotSlot, OffsetPart, SnapshotMarker, compose_offset
 
 SNAPSHOT_INITIAL = "INITIAL"
+TRANSACTION_ID_KEY = "transaction_id"
+TRANSACTION_ORDER_PREFIX = "transaction_data_collection_order_"
 
 
 @dataclass(frozen=True, order=True)
@@ -27,7 +29,7 @@ class BinlogPosition:
 
 @dataclass(frozen=True)
 class TransactionState:
-    """Debezium's TransactionContext: id plus per-table and total event counters."""
+    """Debezium's TransactionContext: id plus per-table and total event counters; an `OffsetPart`."""
 
     id: str
     total_order: int = 0
@@ -44,6 +46,21 @@ class TransactionState:
     def counts(self) -> dict[str, int]:
         return dict(self.per_table)
 
+    def store(self, offset: dict[str, Any]) -> dict[str, Any]:
+        """`TransactionContext.store`: the id, then one order per table in the order tables were first seen."""
+        offset[TRANSACTION_ID_KEY] = self.id
+        for table, count in self.per_table:
+            offset[TRANSACTION_ORDER_PREFIX + table] = count
+        return offset
+
+    @staticmethod
+    def load(offset: Mapping[str, Any]) -> "TransactionState | None":
+        if not offset.get(TRANSACTION_ID_KEY):
+            return None
+        prefix = TRANSACTION_ORDER_PREFIX
+        per_table = tuple((k[len(prefix):], int(v)) for k, v in offset.items() if k.startswith(prefix))
+        return TransactionState(str(offset[TRANSACTION_ID_KEY]), sum(v for _, v in per_table), per_table)
+
 
 def _first_seen(existing: tuple[tuple[str, int], ...], new_key: str) -> list[str]:
     keys = [k for k, _ in existing]
@@ -52,9 +69,22 @@ def _first_seen(existing: tuple[tuple[str, int], ...], new_key: str) -> list[str
     return keys
 
 
+PartLoader = Callable[[Mapping[str, Any]], "OffsetPart | None"]
+# The parts every stored offset may hold besides the position, snapshot marker and transaction.
+DEFAULT_PART_LOADERS: tuple[PartLoader, ...] = (IncrementalSnapshotSlot.load,)
+P = TypeVar("P")
+INCREMENTAL = "INCREMENTAL"  # the `snapshot` offset value of an incremental snapshot's records
+
+
 @dataclass(frozen=True)
 class SourceOffset:
-    """An immutable snapshot of Debezium's BinlogOffsetContext, ready to be stored."""
+    """An immutable snapshot of Debezium's BinlogOffsetContext, ready to be stored.
+
+    It is the binlog position part itself (`store` writes server_id, gtids, file, pos, event, row, ts_sec, in
+    `offsetUsingPosition`'s order) and holds the other parts: the snapshot marker, the transaction context, and
+    `parts` (incremental snapshot, snapshot resume). `to_map` composes them as `getOffset()` does: while a
+    snapshot runs only the marker follows the position; otherwise the transaction, then the other parts.
+    """
 
     file: str
     pos: int
@@ -65,7 +95,7 @@ class SourceOffset:
     ts_sec: int = 0
     snapshot: str | None = None
     transaction: TransactionState | None = None
-    extra: tuple[tuple[str, Any], ...] = field(default=())
+    parts: tuple[OffsetPart, ...] = field(default=())
 
     def position(self) -> BinlogPosition:
         return BinlogPosition(self.file, self.pos)
@@ -73,45 +103,61 @@ class SourceOffset:
     def with_(self, **changes: Any) -> "SourceOffset":
         return replace(self, **changes)
 
+    def with_parts(self, *parts: OffsetPart) -> "SourceOffset":
+        """This offset with `parts` instead of its own; cheap, as the snapshot does it once per row."""
+        copy = object.__new__(SourceOffset)
+        copy.__dict__.update(self.__dict__)  # including the cached map of the other parts (see to_map)
+        copy.__dict__["parts"] = parts
+        return copy
+
+    def part(self, kind: type[P]) -> P | None:
+        """The part of type `kind` in `parts`, if any."""
+        for part in self.parts:
+            if isinstance(part, kind):
+                return part
+        return None
+
+    def store(self, offset: dict[str, Any]) -> dict[str, Any]:
+        if self.server_id:
+            offset["server_id"] = self.server_id
+        if self.gtids:
+            offset["gtids"] = self.gtids
+        offset["file"] = self.file
+        offset["pos"] = self.pos
+        if self.event:
+            offset["event"] = self.event
+        if self.row:
+            offset["row"] = self.row
+        offset["ts_sec"] = self.ts_sec
+        return offset
+
     def to_map(self, include_transaction: bool = True) -> dict[str, Any]:
         """The offset map in Debezium's key order (a Java HashMap built in Debezium's insertion order)."""
-        raw: dict[str, Any] = {}
-        if self.server_id:
-            raw["server_id"] = self.server_id
-        if self.gtids:
-            raw["gtids"] = self.gtids
-        raw["file"] = self.file
-        raw["pos"] = self.pos
-        if self.event:
-            raw["event"] = self.event
-        if self.row:
-            raw["row"] = self.row
-        raw["ts_sec"] = self.ts_sec
-        if self.snapshot:
-            raw["snapshot"] = self.snapshot
-        if include_transaction and self.transaction is not None:
-            raw["transaction_id"] = self.transaction.id
-            for table, count in self.transaction.per_table:
-                raw[f"transaction_data_collection_order_{table}"] = count
-        for key, value in self.extra:
-            raw[key] = value
-        return as_hashmap(raw)
+        if self.parts or not include_transaction:
+            return compose_offset(_Stored(self._own_keys(include_transaction)), *self.parts)
+        return dict(self._own_keys(True))
+
+    def _own_keys(self, include_transaction: bool) -> dict[str, Any]:
+        """The position, marker and transaction keys in HashMap order; cached, for the snapshot's per-row offsets."""
+        key = "_map_tx" if include_transaction else "_map"
+        cached = self.__dict__.get(key)
+        if cached is None:
+            # An incremental snapshot's rows are streaming records (BinlogOffsetContext.getOffset: only a
+            # blocking/initial snapshot drops the transaction keys).
+            in_snapshot = self.snapshot is not None and self.snapshot != INCREMENTAL
+            transaction = self.transaction if include_transaction and not in_snapshot else None
+            marker = SnapshotMarker(self.snapshot) if self.snapshot else None
+            cached = compose_offset(self, marker, transaction)
+            self.__dict__[key] = cached
+        return cached
 
     @staticmethod
-    def from_map(data: dict[str, Any]) -> "SourceOffset":
-        """Read an offset map written by this connector or by Debezium (1.x–3.x spellings)."""
-        snapshot = data.get("snapshot")
-        if snapshot is True or (isinstance(snapshot, str) and snapshot.lower() == "true"):
-            snapshot = SNAPSHOT_INITIAL
-        elif snapshot in (False, None) or (isinstance(snapshot, str) and snapshot.lower() == "false"):
-            snapshot = None
-        if data.get("snapshot_completed") in (True, "true"):
-            snapshot = None
-        tx = None
-        if data.get("transaction_id"):
-            prefix = "transaction_data_collection_order_"
-            per_table = tuple((k[len(prefix):], int(v)) for k, v in data.items() if k.startswith(prefix))
-            tx = TransactionState(str(data["transaction_id"]), sum(v for _, v in per_table), per_table)
+    def from_map(data: Mapping[str, Any],
+                 loaders: Sequence[PartLoader] = DEFAULT_PART_LOADERS) -> "SourceOffset":
+        """Read an offset map written by this connector or by Debezium (1.x–3.x spellings), with every part
+        `loaders` find in it."""
+        marker = SnapshotMarker.load(data)
+        parts = tuple(p for p in (load(data) for load in loaders) if p is not None)
         return SourceOffset(
             file=str(data.get("file", "")),
             pos=int(data.get("pos", 4)),
@@ -120,10 +166,23 @@ class SourceOffset:
             event=int(data.get("event", 0) or 0),
             row=int(data.get("row", 0) or 0),
             ts_sec=int(data.get("ts_sec", 0) or 0),
-            snapshot=snapshot,
-            transaction=tx,
+            snapshot=marker.kind if marker is not None else None,
+            transaction=TransactionState.load(data),
+            parts=parts,
         )
 
     @property
     def snapshot_in_progress(self) -> bool:
-        return self.snapshot is not None
+        """An initial or blocking snapshot did not complete (an incremental one resumes while streaming)."""
+        return self.snapshot is not None and self.snapshot != INCREMENTAL
+
+
+@dataclass(frozen=True)
+class _Stored:
+    """Keys already composed (and ordered) by other parts, stored as they are."""
+
+    keys: dict[str, Any]
+
+    def store(self, offset: dict[str, Any]) -> dict[str, Any]:
+        offset.update(self.keys)
+        return offset

@@ -250,8 +250,14 @@ FIELDS: tuple[Field, ...] = (
     F("offset.flush.timeout.ms", "5000", as_int, "Flush timeout on commit."),
     # --- misc
     F("read.only", "false", as_bool, "Never write to the database."),
-    F("signal.enabled.channels", "source", as_list, "Signal channels."),
-    F("signal.data.collection", None, as_str, "Signal table."),
+    F("signal.enabled.channels", "source", as_list, "Signal channels: source (the signal table); kafka, file and "
+      "jmx are refused by name."),
+    F("signal.data.collection", None, as_str, "Signal table `db.table` (columns id, type, data); also where "
+      "incremental snapshots write their watermarks."),
+    F("incremental.snapshot.chunk.size", "1024", as_positive_int, "Rows per incremental snapshot chunk."),
+    F("incremental.snapshot.watermarking.strategy", "insert_insert", as_str, "Watermarks: insert_insert "
+      "(insert_delete is refused by name)."),
+    F("notification.enabled.channels", None, as_list, "Notification channels (refused by name: not implemented)."),
     F("statistics.metrics.enabled", "true", as_bool, "Collect metrics."),
     F("guardrail.collections.max", "0", as_int, "Maximum captured tables; 0 unlimited."),
 )
@@ -275,4 +281,7 @@ PATTERN_PROPERTIES: tuple[re.Pattern[str], ...] = (
 
 
 def is_known(name: str) -> bool:
-    return name in BY_NAME or any(p.fullmatch(name) for p in PATTERN_PROPERTIES)
+    """A property binlog-cdc implements or knows to refuse (connector/config/refusals.py); others are unknown."""
+    from connector.config.refusals import is_refused_name  # a leaf module: no cycle, kept out of the field table
+
+    return name in BY_NAME or any(p.fullmatch(name) for p in PATTERN_PROPERTIES) or is_refused_name(name)

@@ -132,10 +132,15 @@ def load_server_properties(props: dict[str, str]) -> LoadedConfig:
             producer[key[len(PRODUCER_PREFIX):]] = value
         elif key.startswith(FORMAT_PREFIX):
             formats[key[len(FORMAT_PREFIX):]] = value
+        elif key.startswith(("debezium.transforms", "debezium.predicates")) and key[9:].split(".")[0] in (
+                "transforms", "predicates"):
+            # Debezium Server hands debezium.transforms.* / debezium.predicates.* to the engine as transforms.* /
+            # predicates.*, next to the source properties
+            source[key[len("debezium."):]] = value
         elif key == "debezium.sink.type":
             if value != "kafka":
                 raise ConfigError([f"debezium.sink.type={value!r}: binlog-cdc writes to Kafka only; set debezium.sink.type=kafka"])
-        elif key.startswith(("quarkus.", "debezium.transforms", "debezium.predicates", "debezium.sink.")):
+        elif key.startswith(("quarkus.", "debezium.sink.")):
             warnings.append(f"{key} is not used by binlog-cdc")
         else:
             warnings.append(f"unknown property {key} (Debezium Server properties start with debezium.source., "

@@ -14,6 +14,10 @@ from connector.config.families import ColumnMapperSettings, column_mappers, sele
 from connector.config.fields import BY_NAME, FIELDS
 from connector.config.secret import Secret
 from connector.errors import ConfigError
+from connector.config.reader import PropertyReader
+from connector.config.refusals import refused_properties
+from connector.config.signal_settings import SignalSettings, signal_settings
+from connector.config.transform_specs import TransformSettings
 
 HISTORY_KAFKA = "io.debezium.storage.kafka.history.KafkaSchemaHistory"
 HISTORY_FILE = "io.debezium.storage.file.history.FileSchemaHistory"
@@ -232,6 +236,8 @@ class Settings:
     metrics_port: int = 0
     metrics_host: str = "0.0.0.0"
     purge_check_interval_ms: int = 300000
+    signals: SignalSettings = field(default_factory=SignalSettings)
+    transforms: TransformSettings = field(default_factory=TransformSettings)
 
     @property
     def mariadb_connector(self) -> bool:
@@ -244,27 +250,8 @@ class Settings:
         return [self.name, {"server": self.topics.prefix}]
 
 
-class _Reader:
-    """Reads typed values through the field table, collecting every problem instead of stopping at the first."""
-
-    def __init__(self, raw: dict[str, str]) -> None:
-        self.raw = raw
-        self.problems: list[str] = []
-
-    def get(self, name: str) -> Any:
-        fld = BY_NAME[name]
-        if fld.required and not self.raw.get(name, fld.default):
-            self.problems.append(f"{name} is required: {fld.doc}")
-            return None
-        try:
-            return fld.value(self.raw)
-        except ValueError as exc:
-            self.problems.append(str(exc))
-            return fld.parse(name, fld.default) if fld.default is not None else None
-
-
 def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_file: str | None = None) -> Settings:
-    r = _Reader(raw)
+    r = PropertyReader(raw)
     prefix = r.get("topic.prefix") or ""
     name = raw.get("name") or prefix or "binlog-cdc"
     password = raw.get("database.password") or ""
@@ -389,6 +376,13 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
     if connector_class and not connector_class.endswith(("MySqlConnector", "MariaDbConnector")):
         r.problems.append(f"connector.class={connector_class!r}: binlog-cdc implements the MySQL/MariaDB connector only")
 
+    r.problems += refused_properties(raw)
+    # Imported here: checking a chain builds the transforms, which import connector.events (and that imports
+    # this module's TopicSettings).
+    from connector.transforms.config import transform_settings
+
+    transforms = transform_settings(raw, kafka.header_format, r.problems)
+
     settings = Settings(
         name=name,
         topics=topics,
@@ -415,6 +409,8 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         metrics_port=r.get("metrics.port"),
         metrics_host=r.get("metrics.host"),
         purge_check_interval_ms=r.get("binlog.purge.check.interval.ms"),
+        signals=signal_settings(r),
+        transforms=transforms,
     )
     if r.problems:
         raise ConfigError(r.problems)
@@ -432,7 +428,7 @@ _HISTORY_ALIASES = {
 }
 
 
-def _history_store(text: str, r: _Reader) -> str:
+def _history_store(text: str, r: PropertyReader) -> str:
     short = text.rsplit(".", 1)[-1].lower()
     if short in _HISTORY_ALIASES:
         return _HISTORY_ALIASES[short]
@@ -447,7 +443,7 @@ _OFFSET_ALIASES = {
 }
 
 
-def _offset_settings(raw: dict[str, str], r: _Reader, default_file: str | None) -> OffsetSettings:
+def _offset_settings(raw: dict[str, str], r: PropertyReader, default_file: str | None) -> OffsetSettings:
     cls = raw.get("offset.storage")
     if cls:
         store = _OFFSET_ALIASES.get(cls.rsplit(".", 1)[-1].lower())

@@ -1,2 +1,3 @@
 """Events: per table version, the key/value Connect schemas and converters, the envelope, the source
-block and the record kinds besides data changes (schema change, transaction, heartbeat, headers)."""
+block, the record kinds (kinds: data, tombstone, truncate, schema change, transaction, heartbeat) and
+their JSON pieces and headers (records)."""

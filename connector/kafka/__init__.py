@@ -1,2 +1,2 @@
-"""Kafka: the only producer (delivery callbacks, backpressure, transactions), producer configuration
-and the Kafka errors."""
+"""Kafka: the only producer (writer: lifecycle, transactions; delivery: callbacks, back-pressure), topic
+admin, producer configuration and the Kafka errors."""

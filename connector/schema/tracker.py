@@ -84,6 +84,10 @@ class SchemaTracker:
     def table(self, table_id: TableId) -> Table | None:
         return self._history.tables.get(table_id)
 
+    def table_ids(self) -> list[TableId]:
+        """Every table the history knows now (signals expand their regular expressions over these)."""
+        return self._history.tables.ids()
+
     def attach_live(self, live: LiveSchema) -> None:
         """Allow the SHOW CREATE TABLE fallback for unparseable ALTER/CREATE TABLE (beyond Debezium)."""
         self._live = live

@@ -158,7 +158,9 @@ class JsonSide:
     schemas_enable: bool = True
 
     def serialize(self, topic: str, schema: ConnectSchema | None, value: Any) -> bytes | None:
-        if schema is None or value is None:
+        # JsonConverter.fromConnectData: only "no schema and no value" is a null record; a null value with a
+        # schema (ExtractNewRecordState's delete in tombstone mode) is `{"schema":...,"payload":null}`
+        if schema is None and value is None:
             return None
         return JsonConverter(self.schemas_enable).to_bytes(schema, value)
 

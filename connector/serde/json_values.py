@@ -92,7 +92,9 @@ def _struct_writer(schema: ConnectSchema) -> Writer:
         fields.append((prefix, write, null_text, f.schema))
 
     def write(value: Any) -> str:
-        if isinstance(value, Mapping):
+        # Rows and Connect values are lists and tuples: testing for them first spares the ABC `Mapping` check
+        # (issue 17: ~2.5 s of a 410k-record run).
+        if type(value) is not list and type(value) is not tuple and isinstance(value, Mapping):
             value = [value.get(n) for n in names]
         parts = []
         append = parts.append

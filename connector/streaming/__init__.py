@@ -1,2 +1,3 @@
-"""Streaming: binlog events to changes (the event-type handler table and Debezium's streaming offsets),
+"""Streaming: binlog events to changes (the event-type handler table and Debezium's streaming offsets), the
+reconnecting loop and its pause gate (blocking snapshots), the binlog streaming source the coordinator runs,
 heartbeats and the binlog purge monitor."""

@@ -38,6 +38,7 @@ from connector.binlog.reader import PositionedEvent
 from connector.binlog.rows_decoder import RowPair, RowsDecoder
 from connector.binlog.table_map_cache import CachedTableMapEvent
 from connector.config.modes import Operation
+from connector.offsets.parts import OffsetPart
 from schema_history.model import TableId
 
 log = logging.getLogger(__name__)
@@ -155,6 +156,8 @@ class StreamingState:
     # What the stored offset says was already emitted of the transaction we restart in (None: nothing to skip).
     resume: "ResumePoint | None" = None
     table_ids: dict[int, TableId] = field(default_factory=dict)
+    # Offset parts streaming carries along unchanged (an incremental snapshot's keys, connector/offsets/parts.py).
+    parts: tuple[OffsetPart, ...] = ()
 
     def offset(self, rows: int | None = None, with_tx: bool = True) -> SourceOffset:
         return SourceOffset(
@@ -166,6 +169,7 @@ class StreamingState:
             row=self.rows if rows is None else rows,
             ts_sec=self.ts_sec,
             transaction=self.tx if with_tx else None,
+            parts=self.parts,
         )
 
 

@@ -22,15 +22,16 @@ from typing import Any, Callable, Protocol
 
 import pymysql
 
-from connector.events import records
 from connector.binlog.position import SourceOffset
-from connector.kafka.writer import OutRecord
+from connector.events.kinds import HeartbeatRecord, LogicalRecord
 
 log = logging.getLogger(__name__)
 
 
-class RecordSender(Protocol):
-    def send_record(self, record: OutRecord, offset: dict[str, Any] | None) -> None: ...
+class RecordEmitter(Protocol):
+    """Encodes, sends and tracks a record with the offset it carries (the dispatcher)."""
+
+    def emit(self, record: LogicalRecord, offset: dict[str, Any] | None) -> None: ...
 
 
 class ActionQuery:
@@ -67,19 +68,13 @@ class ActionQuery:
 class Heartbeat:
     """Emits a heartbeat record when `interval_ms` elapsed since the last one (0 disables)."""
 
-    def __init__(self, interval_ms: int, topic: str, topic_prefix: str, sender: RecordSender, *,
-                 key_schemas: bool = True, value_schemas: bool = True, action: ActionQuery | None = None,
+    def __init__(self, interval_ms: int, topic: str, topic_prefix: str, emitter: RecordEmitter, *,
+                 action: ActionQuery | None = None,
                  clock_ms: Callable[[], int] = lambda: time.time_ns() // 1_000_000,
-                 monotonic: Callable[[], float] = time.monotonic,
-                 serialize: Callable[..., tuple[bytes | None, bytes | None]] | None = None) -> None:
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
         self.interval_s = interval_ms / 1000
         self.topic = topic
-        self._sender = sender
-        self._key = records.heartbeat_key_bytes(topic_prefix, key_schemas)
-        self._value_schemas = value_schemas
-        # the dispatcher's converters when they are not JSON text (Avro): (topic, key schema, key, value schema,
-        # value) → (key bytes, value bytes)
-        self._serialize = serialize
+        self._emitter = emitter
         self._prefix = topic_prefix
         self._action = action
         self._clock_ms = clock_ms
@@ -104,12 +99,7 @@ class Heartbeat:
     def emit(self, offset: SourceOffset) -> None:
         if self._action is not None:
             self._action.run()
-        if self._serialize is None:
-            key, value = self._key, records.heartbeat_value_bytes(self._clock_ms(), self._value_schemas)
-        else:
-            key, value = self._serialize(self.topic, records.HEARTBEAT_KEY_SCHEMA, (self._prefix,),
-                                         records.HEARTBEAT_VALUE_SCHEMA, (self._clock_ms(),))
-        self._sender.send_record(OutRecord(self.topic, key, value, [], partition=0), offset.to_map())
+        self._emitter.emit(HeartbeatRecord(self._prefix, self._clock_ms(), self.topic), offset.to_map())
         self.sent += 1
         self._next_due = self._monotonic() + self.interval_s
 

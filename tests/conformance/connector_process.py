@@ -102,6 +102,15 @@ class ConnectorProcess:
         raise ConnectorError(f"did not reach binlog {target[0]}:{target[1]} with all records acked within "
                              f"{timeout:.0f} s; last status {st}\n{self.log_tail()}")
 
+    def kill(self) -> int | None:
+        """SIGKILL (a crash: nothing flushed, nothing committed); waits for the process to be gone."""
+        proc = self._proc
+        if proc is None:
+            return None
+        if proc.poll() is None:
+            proc.kill()
+        return proc.wait()
+
     def stop(self, timeout: float = 60) -> int | None:
         """SIGTERM (the graceful path: flush, commit offsets, exit 0); SIGKILL after `timeout`.
         Returns the exit code (negative for a signal, as subprocess reports it)."""

@@ -5,6 +5,8 @@ Same rules as the reference harness's normalize_events.py (written anew here):
   schema-change records -> "<ts>";
 * `ts_sec` of a record's source offset, of offsets.json and of a history `position` -> "<ts>";
 * the `__debezium.context.runId` header (a per-run UUID) -> "<runId>";
+* incremental-snapshot watermarks written to the signal table: the random chunk id of their `id`
+  ("<uuid>-open" -> "<chunk>-open") and their `data` (window timestamps) -> "<window>";
 * MySQL server UUIDs: every UUID seen as the source of a GTID ("<uuid>:<n>" in
   source.gtid, gtids, transaction_id, transaction ids) is replaced in every string of the
   record by "<server-uuid>" ("<server-uuid-2>", ... in order of first appearance).
@@ -81,6 +83,32 @@ def _gtid_strings(event: dict) -> list[Any]:
     return out
 
 
+_WATERMARK_ID = re.compile(rf"^{_UUID}-(open|close)$")
+WATERMARK_TYPES = ("snapshot-window-open", "snapshot-window-close")
+
+
+def _mask_watermark(row: Any) -> None:
+    """A signal-table row written by an incremental snapshot (its id is a random chunk id)."""
+    if not isinstance(row, dict) or not isinstance(row.get("id"), str):
+        return
+    match = _WATERMARK_ID.match(row["id"])
+    if match is None:
+        return
+    row["id"] = f"<chunk>-{match.group(1)}"
+    if row.get("type") in WATERMARK_TYPES and "data" in row:
+        row["data"] = "<window>"
+
+
+def mask_watermarks(event: dict) -> dict:
+    """Mask, in place, the watermark rows of one events.jsonl line (a rule the reference normalizer lacks)."""
+    _mask_watermark(_payload(event.get("key")))
+    value = _payload(event.get("value"))
+    if isinstance(value, dict):
+        _mask_watermark(value.get("before"))
+        _mask_watermark(value.get("after"))
+    return event
+
+
 def normalize_event(event: dict, masker: UuidMasker) -> dict:
     """A masked copy of one events.jsonl line (the masker learns across a whole file)."""
     e = copy.deepcopy(event)
@@ -92,6 +120,7 @@ def normalize_event(event: dict, masker: UuidMasker) -> dict:
         if h.get("key") == "__debezium.context.runId" and isinstance(h.get("value"), dict):
             h["value"]["payload"] = "<runId>"
     _mask_ts(e.get("sourceOffset"), ("ts_sec",))
+    mask_watermarks(e)
     for s in _gtid_strings(e):
         masker.learn(s)
     return masker.mask(e)

@@ -22,13 +22,16 @@ class KafkaRecord:
     headers: tuple[tuple[str, bytes | None], ...]
 
 
-def consume_all(bootstrap_servers: str, topics: dict[str, int], timeout: float = 60.0) -> list[KafkaRecord]:
-    """Every record of `topics` ({topic: partitions}), ordered by (topic, partition, offset).
+def consume_all(bootstrap_servers: str, topics: dict[str, int], timeout: float = 60.0,
+                start: dict[tuple[str, int], int] | None = None) -> list[KafkaRecord]:
+    """Every record of `topics` ({topic: partitions}), from `start` ({(topic, partition): offset}, default
+    the beginning), ordered by (topic, partition, offset).
 
     Uses manual assignment (no consumer group: Tansu's joins are slow) and read_committed,
-    so aborted transactional records never show up.
+    so aborted transactional records (and open transactions) never show up.
     """
-    assignments = [TopicPartition(t, p, 0) for t, n in sorted(topics.items()) for p in range(n)]
+    start = start or {}
+    assignments = [TopicPartition(t, p, start.get((t, p), 0)) for t, n in sorted(topics.items()) for p in range(n)]
     if not assignments:
         return []
     consumer = Consumer({"bootstrap.servers": bootstrap_servers, "group.id": "binlog-cdc-test-dump",

@@ -19,22 +19,33 @@ class TransactionWriter(threading.Thread):
         self.stop_requested = threading.Event()
         self.committed = 0
         self.error: BaseException | None = None
+        # set by a test that restarted the server while the writer was paused between transactions
+        self.reconnect_requested = threading.Event()
         self._seed, self._pause_s, self._session_setup = seed, pause_s, session_setup
 
-    def transaction(self, cur: Any, rng: random.Random) -> None:
+    def transaction(self, cur: Any, rng: random.Random) -> bool | None:
+        """One transaction; returning False says nothing was committed (not counted)."""
         raise NotImplementedError
+
+    def _session(self) -> tuple[Any, Any]:
+        conn = self.server.connect(self.database)
+        cur = conn.cursor()
+        for statement in self._session_setup:
+            cur.execute(statement)
+        return conn, cur
 
     def run(self) -> None:
         try:
             rng = random.Random(self._seed)
-            conn = self.server.connect(self.database)
-            with conn.cursor() as cur:
-                for statement in self._session_setup:
-                    cur.execute(statement)
-                while not self.stop_requested.is_set():
-                    self.transaction(cur, rng)
+            conn, cur = self._session()
+            while not self.stop_requested.is_set():
+                if self.reconnect_requested.is_set():
+                    conn.close()
+                    conn, cur = self._session()
+                    self.reconnect_requested.clear()
+                if self.transaction(cur, rng) is not False:
                     self.committed += 1
-                    time.sleep(self._pause_s)
+                time.sleep(self._pause_s)
             conn.close()
         except BaseException as exc:  # surfaced by the test
             self.error = exc

@@ -11,7 +11,7 @@ def test_offsets_exports() -> None:
         "CONNECT_DEFAULT_PARTITIONS", "FileOffsetStore", "Flushable", "KafkaOffsetStore", "MemoryOffsetStore",
         "OffsetCommitter", "OffsetFlushTimeout", "OffsetStore", "OffsetStoreError", "OffsetTracker",
         "TransactionalCommitter", "parse_offset", "partition_key", "read_offsets_file", "render_offset",
-        "write_offsets_file",
+        "write_offsets_file", "IncrementalSnapshotSlot", "OffsetPart", "SnapshotMarker", "compose_offset",
     ])
     for name in connector.offsets.__all__:
         assert getattr(connector.offsets, name) is not None

@@ -1,0 +1,55 @@
+"""What the end-to-end benchmarks share: starting the CLI connector from this tree or a baseline tree, and
+sampling its process (peak RSS, CPU seconds) while it runs.
+
+On a shared machine only runs back to back on the same servers compare, and the connector's CPU seconds
+compare better than wall-clock rates, which move with the other load.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from tests.conformance.connector_process import ConnectorProcess
+from tests.conformance.run import default_connector_cmd
+
+__all__ = ["connector_cmd", "cpu_s", "rss_kb", "start_connector"]
+
+
+def connector_cmd(profile_to: Path | None = None) -> list[str]:
+    """The CLI command line; under cProfile writing to `profile_to` when given (much slower)."""
+    if profile_to is not None:
+        return [sys.executable, "-m", "cProfile", "-o", str(profile_to), "-m", "connector.cli"]
+    return list(default_connector_cmd())
+
+
+def start_connector(cmd: list[str], config: Path, run_dir: Path, root: Path | None = None) -> ConnectorProcess:
+    """Start the connector; `root` runs the `connector` package of another source tree (the baseline)."""
+    saved = os.environ.get("PYTHONPATH")
+    if root is not None:  # PYTHONPATH comes before the venv's editable install: the baseline's packages win
+        os.environ["PYTHONPATH"] = str(root)
+    try:
+        return ConnectorProcess(cmd, config, run_dir / "status.json", run_dir / "connector.log").start()
+    finally:
+        if root is not None:
+            os.environ.pop("PYTHONPATH") if saved is None else os.environ.update(PYTHONPATH=saved)
+
+
+def rss_kb(pid: int | None) -> int:
+    """Resident set size of the connector process (sampled; its peak is the number that matters)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def cpu_s(pid: int | None) -> float | None:
+    """User + system CPU seconds of the process so far, all threads (None once it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Fault injection, long form (issue 19, item 5): `binlog-cdc run` killed with SIGKILL at seeded random points
+of its initial snapshot and of streaming, in both delivery modes (at-least-once with file offsets;
+exactly-once with `transactional.id` and offsets in a Kafka topic), on MariaDB 10.11 and Oracle MySQL 9,
+with database restarts, `KILL CONNECTION` of the binlog dump thread and a frozen broker (SIGSTOP/SIGCONT)
+in between. The checks are tests/support/fault_check.py; the short form is tests/integration/faults.
+
+    .venv/bin/python bench/faults.py [--seed N] [--snapshot-kills 5] [--streaming-kills 8]
+                                     [--servers mariadb,mysql] [--modes at_least_once,exactly_once]
+
+Private servers (MariaDB, MySQL from ~/.cache/mysql-sid, Tansu) in a temporary directory. With
+BINLOG_CDC_KAFKA_BOOTSTRAP set, records go to that Kafka instead (real Apache Kafka: the strict
+exactly-once check then sees no unfinished transaction at all). Per combination a line
+`combination {...}` and, at the end, one JSON line with the totals. Replay a combination with its seed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import random
+import sys
+import tempfile
+import time
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from tests.support.fault_run import FaultPlan, FaultRun  # noqa: E402
+from tests.support.servers import MariaDBServer, MySQLServer, Profile, TansuBroker, mysql_dist  # noqa: E402
+
+
+def _server(name: str, workdir: Path) -> Any:
+    if name == "mariadb":
+        return MariaDBServer(workdir / "mariadb", profile=Profile.DEFAULTS)
+    return MySQLServer(workdir / "mysql", profile=Profile.DEFAULTS, dist=mysql_dist())
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--snapshot-kills", type=int, default=5)
+    ap.add_argument("--streaming-kills", type=int, default=8)
+    ap.add_argument("--db-restarts", type=int, default=1)
+    ap.add_argument("--dump-kills", type=int, default=2)
+    ap.add_argument("--broker-freezes", type=int, default=1)
+    ap.add_argument("--preload", type=int, default=20000)
+    ap.add_argument("--servers", default="mariadb,mysql")
+    ap.add_argument("--modes", default="at_least_once,exactly_once")
+    ap.add_argument("--workdir", type=Path, default=None, help="kept after the run (default: a temporary one)")
+    args = ap.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 1 << 31)
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="binlog-cdc-faults-"))
+    external = os.environ.get("BINLOG_CDC_KAFKA_BOOTSTRAP")
+    totals: dict[str, Any] = {"seed": seed, "workdir": str(workdir), "kafka": external or "tansu",
+                              "combinations": [], "kills": 0, "records": 0, "duplicates": 0,
+                              "unfinished_txn_records": 0, "violations": 0}
+    started = time.monotonic()
+    for n, server_name in enumerate(args.servers.split(",")):
+        with ExitStack() as stack:
+            server = stack.enter_context(_server(server_name, workdir))
+            broker = stack.enter_context(TansuBroker(workdir / f"tansu-{server_name}"))
+            for m, mode in enumerate(args.modes.split(",")):
+                combo_seed = seed + 10 * n + m
+                database = f"faults_{mode}"
+                server.run_sql(f"CREATE DATABASE {database};")
+                plan = FaultPlan(seed=combo_seed, snapshot_kills=args.snapshot_kills,
+                                 streaming_kills=args.streaming_kills, exactly_once=mode == "exactly_once",
+                                 preload=args.preload, db_restarts=args.db_restarts, dump_kills=args.dump_kills,
+                                 broker_freezes=args.broker_freezes)
+                rundir = workdir / f"{server_name}-{mode}"
+                rundir.mkdir(parents=True)
+                t0 = time.monotonic()
+                outcome = FaultRun(server, broker, database, rundir, plan, bootstrap=external).run()
+                summary = {"server": server_name, "mode": mode, **outcome.summary(),
+                           "seconds": round(time.monotonic() - t0, 1),
+                           "first_violations": outcome.report.violations[:8]}
+                print("combination " + json.dumps(summary), flush=True)
+                totals["combinations"].append({k: v for k, v in summary.items() if k != "first_violations"})
+                totals["kills"] += sum(outcome.kills.values())
+                for key in ("records", "duplicates", "unfinished_txn_records", "violations"):
+                    totals[key] += summary[key]
+    totals["seconds"] = round(time.monotonic() - started, 1)
+    print(json.dumps(totals), flush=True)
+    return 1 if totals["violations"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

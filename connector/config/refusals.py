@@ -1,0 +1,101 @@
+"""Known Debezium / Kafka Connect properties whose behaviour binlog-cdc does not implement, as data.
+
+Setting one stops the start with a problem naming it and saying what to do instead: a silently ignored
+property is a wrong result (a configured `converters=boolean` would still emit TINYINT(1) as int16).
+A value equal to Debezium's default asks for nothing, so it is accepted where listed in `allowed`.
+`transforms.*` and `predicates.*` are checked class by class in connector/transforms/config.py.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Mapping
+
+__all__ = ["REFUSALS", "Refusal", "is_refused_name", "refused_properties"]
+
+
+@dataclass(frozen=True)
+class Refusal:
+    pattern: str  # full match on the property name
+    fix: str
+    allowed: tuple[str, ...] = ()  # values that ask for nothing beyond what binlog-cdc does (case-insensitive)
+
+    def matches(self, name: str) -> bool:
+        return re.fullmatch(self.pattern, name) is not None
+
+
+_SIGNALS = ("only the source signal channel (signal.data.collection) with incremental execute-snapshot is "
+            "implemented; remove it")
+
+REFUSALS: tuple[Refusal, ...] = (
+    Refusal(r"converters(\..+)?", "custom converters (TinyIntOneToBooleanConverter, JdbcSinkDataTypesConverter, "
+            "ZeroDateFallbackConverter, ...) are not implemented; remove converters and converters.* (columns keep "
+            "Debezium's default representation) or convert downstream"),
+    Refusal(r"post\.processors(\..+)?", "post processors (e.g. ReselectColumnsPostProcessor) are not implemented; "
+            "remove post.processors and post.processors.*"),
+    Refusal(r"notification\..+", "notifications (sink, log, JMX channels) are not implemented; remove it"),
+    # signal.data.collection, signal.enabled.channels, incremental.snapshot.chunk.size and .watermarking.strategy
+    # and read.only are implemented (connector/signals); the channels and strategies they refuse are refused there
+    Refusal(r"signal\.(kafka|file|consumer)\..+|signal\.file", _SIGNALS),
+    Refusal(r"incremental\.snapshot\.allow\.schema\.changes", _SIGNALS, ("false",)),
+    Refusal(r"custom\.metric\.tags", "JMX MBean tags are not implemented (metrics are Prometheus, metrics.port); "
+            "remove it"),
+    Refusal(r"custom\.sanitize\.pattern", "binlog-cdc masks *password*, *secret* and registry credentials in its "
+            "logs with a fixed rule; remove it"),
+    Refusal(r"database\.jdbc\.driver", "binlog-cdc does not use JDBC; remove it",
+            ("com.mysql.cj.jdbc.driver", "org.mariadb.jdbc.driver")),
+    Refusal(r"database\.protocol", "binlog-cdc does not use JDBC; remove it", ("jdbc:mysql", "jdbc:mariadb")),
+    Refusal(r"ddl\.parser\.type", "binlog-cdc has its own DDL parser; remove it", ("default", "antlr")),
+    Refusal(r"event\.converting\.failure\.handling\.mode", "only Debezium's default (warn) exists here; remove it",
+            ("warn",)),
+    Refusal(r"binlog\.net\.(read|write)\.timeout", "server-side binlog net timeouts are not set by binlog-cdc; "
+            "remove it (or set net_read_timeout/net_write_timeout on the server)", ("0",)),
+    Refusal(r"use\.nongraceful\.disconnect", "SO_LINGER disconnects are not implemented; remove it", ("false",)),
+    Refusal(r"gtid\.ignore\.on\.recovery", "ignoring stored GTIDs on recovery is not implemented; remove it",
+            ("false",)),
+    Refusal(r"streaming\.delay\.ms", "a delay before streaming is not implemented; remove it", ("0",)),
+    Refusal(r"topic\.naming\.strategy", "only Debezium's default topic naming is implemented; route topics with "
+            "transforms (RegexRouter) instead", ("io.debezium.schema.defaulttopicnamingstrategy",)),
+    Refusal(r"source\.struct\.version", "only source.struct.version=v2 exists in Debezium 3; remove it", ("v2",)),
+    Refusal(r"tasks\.max", "a MySQL connector has exactly one task; set tasks.max=1", ("1",)),
+    Refusal(r"guardrail\.collections\.max", "the captured-tables guardrail is not implemented; remove it", ("0",)),
+    Refusal(r"guardrail\.collections\.limit\.action", "the captured-tables guardrail is not implemented; remove it",
+            ("warn",)),
+    Refusal(r"snapshot\.locking\.mode\.custom\.name", "custom snapshot locks are Java classes a Python connector "
+            "cannot load; use snapshot.locking.mode=minimal, extended or none"),
+    Refusal(r"errors\.tolerance", "Connect error tolerance is not implemented (every failure stops the "
+            "connector); remove it", ("none",)),
+    Refusal(r"errors\.(deadletterqueue|log)\..+", "Connect dead-letter queues and error logging are not "
+            "implemented; remove it", ("false",)),
+    Refusal(r"header\.converter(\..+)?", "Kafka Connect JSON: headers are written by SimpleHeaderConverter; "
+            "remove it (Debezium Server properties: debezium.format.header=json)",
+            ("org.apache.kafka.connect.storage.simpleheaderconverter",)),
+    Refusal(r"(key|value)\.converter", "only JsonConverter and Confluent's AvroConverter are implemented "
+            "(CloudEvents, Protobuf, String converters are not); use one of them",
+            ("org.apache.kafka.connect.json.jsonconverter", "io.confluent.connect.avro.avroconverter")),
+)
+
+
+def _refusal(name: str) -> Refusal | None:
+    for refusal in REFUSALS:
+        if refusal.matches(name):
+            return refusal
+    return None
+
+
+def is_refused_name(name: str) -> bool:
+    """Whether `name` is a known property that binlog-cdc refuses (at least for some values)."""
+    return _refusal(name) is not None
+
+
+def refused_properties(raw: Mapping[str, str]) -> list[str]:
+    """One problem per property set in `raw` whose behaviour is not implemented."""
+    problems = []
+    for name in sorted(raw):
+        refusal = _refusal(name)
+        value = raw[name].strip().lower()
+        # an empty value leaves the property unset
+        if refusal is not None and value and value not in refusal.allowed:
+            problems.append(f"{name}={raw[name]}: {refusal.fix}")
+    return problems

@@ -1,0 +1,191 @@
+"""Runs the change event sources in order, as Debezium's `ChangeEventSourceCoordinator`.
+
+1. Decide how to start (snapshot/start_decision.py) from the stored offset, the schema history, whether the
+   stored position can still be read, and `snapshot.mode`; carry the decision out: recover the history and
+   stream, rebuild the history, resume or take the initial snapshot, or refuse with the reason.
+2. Stream from the resulting offset until shutdown (`snapshot.mode` permitting).
+Beside streaming it offers two seams for snapshots asked for while running (the signals that ask for them
+are not implemented yet): `run_beside_streaming` (an ad hoc, incremental-style snapshot on a thread of its
+own) and `blocking_snapshot` (pause streaming between transactions, snapshot, resume at the same position).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any, Callable, Mapping, Protocol
+
+from connector.binlog.position import SourceOffset
+from connector.errors import SchemaError, ServerSetupError
+from connector.offsets.parts import IncrementalSnapshotSlot
+from connector.streaming.pause import PauseGate, StopSignal
+from snapshot.initial import ResumeInvalid
+from snapshot.modes import SnapshotPolicy
+from snapshot.resume import ResumePoint, SnapshotResume
+from snapshot.start_decision import Action, StartDecision, StartInputs, decide
+
+__all__ = ["Coordinator", "SnapshotSource", "StartEnvironment", "StreamingSource"]
+
+log = logging.getLogger(__name__)
+
+# The parts a stored offset is read back into (besides position, snapshot marker and transaction).
+STORED_PARTS = (IncrementalSnapshotSlot.load, SnapshotResume.load)
+
+
+class StartEnvironment(Protocol):
+    """What the start decision reads from the server and the schema history, and the history work it needs."""
+
+    def position_purged(self, offset: SourceOffset) -> str | None:
+        """Why `offset` cannot be read again (purged binlog, lost GTIDs), or None."""
+
+    def history_exists(self) -> bool: ...
+
+    def recover_history(self, offset: SourceOffset) -> None:
+        """The schema as of `offset`; a SchemaError when the history cannot give it."""
+
+    def reset_history(self) -> None: ...
+
+    def refuse_recovery_after_ddl(self, offset: SourceOffset) -> None:
+        """A ServerSetupError when DDL ran after `offset`, so the current tables are not its schema."""
+
+    def oldest_binlog(self) -> str: ...
+
+
+class SnapshotSource(Protocol):
+    """The initial snapshot; returns the offset streaming starts from."""
+
+    def snapshot(self, *, with_data: bool = True, recovery_offset: SourceOffset | None = None,
+                 resume: ResumePoint | None = None, resume_offset: SourceOffset | None = None) -> SourceOffset: ...
+
+
+class StreamingSource(Protocol):
+    def stream(self, offset: SourceOffset, gate: PauseGate) -> None: ...
+
+
+class Coordinator:
+    def __init__(self, policy: SnapshotPolicy, stored: Mapping[str, Any] | None, env: StartEnvironment,
+                 snapshots: SnapshotSource, streaming: StreamingSource, token: StopSignal, *,
+                 resume_enabled: bool = True, after_snapshot: Callable[[], None] = lambda: None) -> None:
+        self.policy = policy
+        self._stored = stored
+        self._env = env
+        self._snapshots = snapshots
+        self._streaming = streaming
+        self._token = token
+        self._resume_enabled = resume_enabled
+        self._after_snapshot = after_snapshot
+        self.gate = PauseGate()
+        self._side_tasks: list[tuple[threading.Thread, list[BaseException]]] = []
+
+    # ------------------------------------------------------------ the main sequence
+    def run(self) -> None:
+        offset = self.start()
+        self._after_snapshot()  # commit the snapshot's offsets before streaming starts
+        if not self.policy.stream:
+            log.info("snapshot.mode=%s: snapshot done, not streaming", self.policy.mode.value)
+            return
+        if self._token.requested:
+            return
+        self._streaming.stream(offset, self.gate)
+
+    def start(self) -> SourceOffset:
+        """Carry out the start decision; the offset streaming starts from."""
+        previous = SourceOffset.from_map(self._stored, STORED_PARTS) if self._stored else None
+        decision = decide(self.policy, self.inputs(previous))
+        log.info("start: %s (%s)", decision.action.value, decision.rule)
+        return self._carry_out(decision, previous)
+
+    def inputs(self, previous: SourceOffset | None) -> StartInputs:
+        if previous is None:
+            return StartInputs()
+        completed = not previous.snapshot_in_progress
+        # Reading the history store can be costly (a Kafka topic): only when the decision depends on it.
+        lost_history = completed and self.policy.on_schema_error and not self._env.history_exists()
+        return StartInputs(stored=True, in_progress=not completed,
+                           resumable=self._resume_enabled and previous.part(SnapshotResume) is not None,
+                           history_exists=not lost_history, purged=self._env.position_purged(previous))
+
+    def _carry_out(self, decision: StartDecision, previous: SourceOffset | None) -> SourceOffset:
+        action = decision.action
+        if action is Action.REFUSE:
+            raise ServerSetupError(decision.message)
+        if decision.message:
+            (log.info if action in (Action.RECOVER_SCHEMA, Action.STREAM_FROM_OLDEST) else log.warning)(
+                "%s", decision.message)
+        if action is Action.STREAM_FROM_OLDEST:
+            self._env.reset_history()
+            return SourceOffset(file=self._env.oldest_binlog(), pos=4)
+        if action is Action.SNAPSHOT:
+            return self._snapshots.snapshot(with_data=decision.with_data)
+        assert previous is not None
+        if action is Action.STREAM:
+            log.info("resuming from stored offset %s", self._stored)
+            self._env.recover_history(previous)
+            return previous
+        if action is Action.RECOVER_SCHEMA:
+            self._env.refuse_recovery_after_ddl(previous)
+            self._snapshots.snapshot(recovery_offset=previous)
+            return previous
+        assert action is Action.RESUME_SNAPSHOT and decision.fallback is not None
+        resumed = self._resume_snapshot(previous)
+        if resumed is not None:
+            return resumed
+        log.info("the previous snapshot did not complete; starting it again")
+        return self._carry_out(decision.fallback, previous)
+
+    def _resume_snapshot(self, previous: SourceOffset) -> SourceOffset | None:
+        """Continue an interrupted snapshot where its acknowledged records end, or None to start over."""
+        part = previous.part(SnapshotResume)
+        assert part is not None
+        try:
+            self._env.recover_history(previous)
+        except (ServerSetupError, SchemaError) as exc:
+            log.warning("the interrupted snapshot cannot be resumed (%s)", exc)
+            return None
+        try:
+            return self._snapshots.snapshot(resume=part.point(), resume_offset=previous.with_parts())
+        except ResumeInvalid as exc:  # raised before any row is sent
+            log.warning("the interrupted snapshot cannot be resumed (%s)", exc)
+            return None
+
+    # ------------------------------------------------------------ snapshots while streaming
+    def blocking_snapshot(self, task: Callable[[SourceOffset], None], timeout_s: float = 60.0) -> SourceOffset:
+        """Pause streaming at its next transaction boundary, run `task` with that position, resume there.
+
+        Called from a thread other than the streaming one. A TimeoutError when streaming did not pause in time
+        (a long transaction): streaming is left running."""
+        self.gate.request()
+        at = self.gate.wait_paused(timeout_s)
+        if at is None:
+            self.gate.resume()
+            raise TimeoutError(f"streaming did not reach a transaction boundary within {timeout_s:g} s")
+        try:
+            task(at)
+        finally:
+            self.gate.resume()
+        return at
+
+    def run_beside_streaming(self, name: str, task: Callable[[], None]) -> threading.Thread:
+        """Run `task` on a named thread owned by the coordinator; its failure surfaces in `check_side_tasks`."""
+        errors: list[BaseException] = []
+
+        def target() -> None:
+            try:
+                task()
+            except BaseException as exc:  # handed to the main loop by check_side_tasks()
+                errors.append(exc)
+
+        thread = threading.Thread(target=target, name=name, daemon=True)
+        self._side_tasks.append((thread, errors))
+        thread.start()
+        return thread
+
+    def check_side_tasks(self) -> None:
+        """Re-raise the first failure of a task run beside streaming; forget finished ones."""
+        running = []
+        for thread, errors in self._side_tasks:
+            if errors:
+                raise errors[0]
+            if thread.is_alive():
+                running.append((thread, errors))
+        self._side_tasks = running

@@ -1,0 +1,59 @@
+"""Encoded records → the Kafka writer, each tracked with the source offset it carries.
+
+A record's offset becomes committable once Kafka acknowledged it and every record before it
+(connector/offsets/tracker.py). Records produced for one source event (a delete and its tombstone)
+share one offset, which only the last of them carries. A record a transform dropped is never sent;
+its offset counts as acknowledged at once, so it does not hold back the records after it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol
+
+from connector.dispatch.encoder import RecordEncoder
+from connector.events.kinds import LogicalRecord
+from connector.kafka.writer import OutRecord
+from connector.offsets.tracker import OffsetTracker
+
+__all__ = ["DispatchCounters", "RecordSender", "RecordSink"]
+
+
+class RecordSink(Protocol):
+    def send(self, record: OutRecord, on_ack: Callable[[], None]) -> None: ...
+
+
+@dataclass
+class DispatchCounters:
+    records_sent: int = 0
+    records_acked: int = 0
+    data_events: int = 0
+
+
+class RecordSender:
+    def __init__(self, encoder: RecordEncoder, sink: RecordSink, tracker: OffsetTracker,
+                 counters: DispatchCounters) -> None:
+        self.encoder = encoder
+        self._sink = sink
+        self._tracker = tracker
+        self._counters = counters
+
+    def emit(self, record: LogicalRecord, offset: dict[str, Any] | None) -> None:
+        """Encode `record` and send it; `offset` (None: carried by a later record) commits once it is acked."""
+        out = self.encoder.encode(record)
+        if out is None:
+            self._tracker.ack(self._tracker.track(offset))
+            return
+        self.send(out, offset)
+
+    def send(self, record: OutRecord, offset: dict[str, Any] | None) -> None:
+        """Send a record the encoder already produced (`RecordEncoder.rendered`)."""
+        tracker, counters = self._tracker, self._counters
+        seq = tracker.track(offset)
+        counters.records_sent += 1
+
+        def acked() -> None:
+            counters.records_acked += 1
+            tracker.ack(seq)
+
+        self._sink.send(record, acked)

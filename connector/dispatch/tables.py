@@ -1,0 +1,59 @@
+"""Per table version and per event, what every record of the dispatcher needs: the table's `TableSchema`
+(built once per `Table` object), its topic, and the `source` block of an event.
+
+Routing is by table: `<topic.prefix>.<db>.<table>` (Debezium's DefaultTopicNamingStrategy, names sanitized),
+cached by `TopicNamer`, which also answers which tables a topic holds.
+"""
+
+from __future__ import annotations
+
+from connector.config.settings import TopicSettings
+from connector.events.source_info import DEFAULT_VERSION, SnapshotMarker, SourceInfo
+from connector.events.table_schema import TableSchema, TableSchemaBuilder
+from connector.events.topic_names import TopicNamer
+from connector.streaming.handler import EventSource
+from schema_history.model import Table, TableId
+
+__all__ = ["SourceBlocks", "TableRoutes"]
+
+
+class TableRoutes:
+    def __init__(self, builder: TableSchemaBuilder, topics: TopicSettings) -> None:
+        self._builder = builder
+        self._schemas: dict[int, tuple[Table, TableSchema]] = {}
+        self._namer = TopicNamer(topics)
+
+    def schema(self, table: Table) -> TableSchema:
+        # Tables are immutable: one TableSchema per table version, keyed by identity (the Table is kept, so
+        # its id is never reused while the entry lives).
+        cached = self._schemas.get(id(table))
+        if cached is not None and cached[0] is table:
+            return cached[1]
+        built = self._builder.build(table)
+        self._schemas[id(table)] = (table, built)
+        return built
+
+    def topic(self, table_id: TableId) -> str:
+        return self._namer.data_topic(table_id)
+
+    def tables_for(self, topic: str) -> list[TableId]:
+        """The captured tables whose records went to `topic` so far (for errors naming a topic)."""
+        return self._namer.tables_for(topic)
+
+
+class SourceBlocks:
+    """`EventSource` (what streaming or the snapshot saw) → the record's `SourceInfo`."""
+
+    def __init__(self, name: str, connector: str = "mysql", version: str | None = None) -> None:
+        self._name = name
+        self._connector = connector
+        self._version = version or DEFAULT_VERSION
+
+    def of(self, es: EventSource, ts_ns: int | None = None) -> SourceInfo:
+        """`ts_ns` overrides the event's time (schema changes of the snapshot carry the wall clock)."""
+        if ts_ns is None:
+            ts_ns = es.ts_us * 1000 if es.ts_us else es.ts_ms * 1_000_000
+        return SourceInfo(self._name, ts_ns, SnapshotMarker(es.snapshot) if es.snapshot else None, es.db, es.table,
+                          es.server_id, es.gtid, es.file, es.pos, es.row, es.thread, es.query, self._version,
+                          self._connector)
+

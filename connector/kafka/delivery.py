@@ -1,0 +1,178 @@
+"""Delivery bookkeeping of the Kafka writer: records in flight, delivery callbacks, back-pressure, failures.
+
+* **Back-pressure.** At most `max_in_flight` records are un-acknowledged; the writer waits (serving
+  callbacks) until the broker catches up, so a stopped broker stops the binlog reader instead of growing
+  memory. `block_timeout_s` turns an endless wait into `KafkaBackpressureTimeout`, `should_stop` into
+  `KafkaWriterInterrupted` (first shutdown signal).
+* **Failures are fatal.** A record Kafka rejected is never acknowledged, so neither its offset nor any later
+  one is committed; the first failure is kept and raised by the writer's next call.
+* **Acknowledged means durable.** In exactly-once mode a delivered record's `on_ack` waits for its
+  transaction (a generation number) to commit, and never runs if it aborts.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import OrderedDict
+from typing import Callable
+
+from confluent_kafka import KafkaError
+
+from connector.kafka.errors import (
+    KafkaBackpressureTimeout,
+    KafkaDeliveryError,
+    KafkaWriterError,
+    KafkaWriterInterrupted,
+)
+
+__all__ = ["Deliveries"]
+
+logger = logging.getLogger(__name__)
+
+# Client errors worth an operator's attention; other transport hiccups are logged at INFO.
+_NOTABLE_CLIENT_ERRORS = frozenset({
+    KafkaError._ALL_BROKERS_DOWN, KafkaError._AUTHENTICATION, KafkaError.SASL_AUTHENTICATION_FAILED,
+    KafkaError._SSL, KafkaError.TOPIC_AUTHORIZATION_FAILED, KafkaError.CLUSTER_AUTHORIZATION_FAILED,
+})
+
+
+class Deliveries:
+    """Shared by the producing thread and whichever thread serves callbacks; state changes under one lock."""
+
+    def __init__(self, max_in_flight: int, *, transactional: bool, block_timeout_s: float | None,
+                 should_stop: Callable[[], bool], clock: Callable[[], float]) -> None:
+        self._max_in_flight = max_in_flight
+        self._transactional = transactional
+        self._block_timeout_s = block_timeout_s
+        self._should_stop = should_stop
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._in_flight = 0
+        self.failure: KafkaWriterError | None = None
+        self._in_transaction = False
+        self._generation = 0
+        self._pending_acks: dict[int, list[Callable[[], None]]] = {}
+        self._outcomes: OrderedDict[int, bool] = OrderedDict()
+
+    # -- failures ---------------------------------------------------------------------------------------
+
+    def fail(self, failure: KafkaWriterError) -> None:
+        """Keep `failure` unless an earlier one is kept already (the first failure is the cause)."""
+        with self._lock:
+            if self.failure is None:
+                self.failure = failure
+
+    def raise_if_failed(self) -> None:
+        with self._lock:
+            failure = self.failure
+        if failure is not None:
+            raise failure
+
+    # -- records in flight --------------------------------------------------------------------------------
+
+    @property
+    def in_flight(self) -> int:
+        with self._lock:
+            return self._in_flight
+
+    def produced(self) -> None:
+        # Counted before produce(): another thread polling may run the callback before produce() returns.
+        with self._lock:
+            self._in_flight += 1
+
+    def not_produced(self) -> None:
+        with self._lock:
+            self._in_flight -= 1
+
+    def wait_for_room(self, poll: Callable[[float], object]) -> float | None:
+        """Serve callbacks (`poll`) while `max_in_flight` records are un-acknowledged; returns when the wait
+        started, None if there was room at once."""
+        # An unlocked read on the per-record path: it only decides whether to wait, re-read under the lock.
+        if self._in_flight < self._max_in_flight:
+            return None
+        started = self._clock()
+        while self.in_flight >= self._max_in_flight:
+            poll(0.05)
+            self.raise_if_failed()
+            self.check_blocked(started, "un-acknowledged records")
+        return started
+
+    def check_blocked(self, started: float, on_what: str) -> None:
+        if self._should_stop():
+            raise KafkaWriterInterrupted(f"shutdown requested while waiting for {on_what}")
+        if self._block_timeout_s is not None and self._clock() - started > self._block_timeout_s:
+            raise KafkaBackpressureTimeout(
+                f"Kafka acknowledged nothing for {self._block_timeout_s:g} s while {self.in_flight} records "
+                f"were in flight (waiting for {on_what}); is the broker reachable?"
+            )
+
+    # -- callbacks ------------------------------------------------------------------------------------------
+
+    def callback(self, topic: str, partition: int | None, on_ack: Callable[[], None]) -> Callable[..., None]:
+        """The `on_delivery` callback of one record."""
+        generation = self._generation
+
+        def delivered(err: KafkaError | None, msg: object) -> None:
+            with self._lock:
+                self._in_flight -= 1
+            if err is None:
+                if self._transactional:
+                    self._transactional_ack(generation, on_ack)
+                else:
+                    on_ack()
+                return
+            failure = KafkaDeliveryError(topic, msg.partition() if msg is not None else partition,  # type: ignore[attr-defined]
+                                         err)
+            if err.code() in (KafkaError._PURGE_QUEUE, KafkaError._PURGE_INFLIGHT):
+                # Dropped on purpose by close() or an aborted transaction: never acknowledged, so never
+                # committed, but not a failure of the writer either.
+                logger.debug("%s", failure)
+                return
+            logger.error("%s", failure)
+            self.fail(failure)
+
+        return delivered
+
+    def on_client_error(self, err: KafkaError) -> None:
+        # Called from poll(); transport errors are retried by librdkafka, only fatal ones end the producer.
+        if err.fatal():
+            self.fail(KafkaDeliveryError("*", None, err))
+        else:
+            level = logging.WARNING if err.code() in _NOTABLE_CLIENT_ERRORS else logging.INFO
+            logger.log(level, "Kafka client error (librdkafka retries): %s", err)
+
+    # -- transactions (exactly-once mode) ---------------------------------------------------------------------
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._in_transaction
+
+    def transaction_began(self) -> None:
+        with self._lock:
+            self._generation += 1
+            self._in_transaction = True
+
+    def _transactional_ack(self, generation: int, on_ack: Callable[[], None]) -> None:
+        # A delivered record of an open transaction is not durable yet: it becomes acknowledged when its
+        # transaction commits, and never if it aborts (callbacks may be served late, by another thread).
+        with self._lock:
+            outcome = self._outcomes.get(generation)
+            if outcome is None:
+                self._pending_acks.setdefault(generation, []).append(on_ack)
+                return
+        if outcome:
+            on_ack()
+
+    def transaction_resolved(self, committed: bool) -> None:
+        """The open transaction committed (its held acks run now) or aborted (they never will)."""
+        with self._lock:
+            generation = self._generation
+            self._outcomes[generation] = committed
+            while len(self._outcomes) > 64:  # late callbacks never lag more than a few transactions
+                self._outcomes.popitem(last=False)
+            acks = self._pending_acks.pop(generation, [])
+            self._in_transaction = False
+        if committed:
+            for on_ack in acks:
+                on_ack()

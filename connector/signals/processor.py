@@ -1,0 +1,129 @@
+"""The `source` signal channel and the processor that turns signals into actions on the incremental snapshot.
+
+Debezium recognises a signal in the binlog: an INSERT into `signal.data.collection` (columns id, type,
+data by position). It acts on it synchronously, on the streaming thread, before the signal row's own change
+record is emitted (EventDispatcher: "a synchronization point ... so the offset context updated by signaling
+will be correctly saved"); the row itself is then emitted like any other when the table is captured. Here
+`SignalingEmitter` sits between the streaming handler and the dispatcher and does exactly that; it also hands
+every captured change to the incremental snapshot for de-duplication, and keeps the snapshot's offset keys
+in the streaming state, so every record's offset carries them.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Protocol, Sequence
+
+from connector.binlog.position import SourceOffset, TransactionState
+from connector.config.modes import Operation
+from connector.offsets.parts import IncrementalSnapshotSlot
+from connector.signals.actions import (CloseWindow, ExecuteSnapshot, LogMessage, OpenWindow, PauseSnapshot,
+                                       ResumeSnapshot, SignalAction, SignalRecord, SignalRejected, StopSnapshot,
+                                       parse_action)
+from connector.streaming.handler import ChangeEmitter, EventPositions, EventSource, RowChange, StreamingState
+from schema_history.model import TableId
+
+__all__ = ["SignalingEmitter", "SnapshotActions"]
+
+log = logging.getLogger(__name__)
+
+
+class SnapshotActions(Protocol):
+    """The incremental snapshot as signals drive it (snapshot/incremental/source.py)."""
+
+    def execute(self, action: ExecuteSnapshot) -> None: ...
+
+    def open_window(self, signal_id: str) -> None: ...
+
+    def close_window(self, signal_id: str, source: EventSource, offset: SourceOffset) -> None: ...
+
+    def process_change(self, table_id: TableId, images: Sequence[Sequence[Any] | None]) -> None: ...
+
+    def slot(self) -> IncrementalSnapshotSlot | None: ...
+
+    def stop(self, data_collections: Sequence[str]) -> None: ...
+
+    def pause(self) -> None: ...
+
+    def resume(self) -> None: ...
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return None
+    return value.decode("utf-8", "replace") if isinstance(value, (bytes, bytearray)) else str(value)
+
+
+class SignalingEmitter:
+    """A `ChangeEmitter` (connector/streaming/handler.py) over the dispatcher, with the source channel."""
+
+    def __init__(self, inner: ChangeEmitter, state: StreamingState, signal_table: TableId | None,
+                 snapshots: SnapshotActions) -> None:
+        self._inner = inner
+        self._state = state
+        self._signal_table = signal_table
+        self._snapshots = snapshots
+        self._sync_parts()
+
+    # ------------------------------------------------------------ delegated
+    def transaction_begin(self, tx_id: str, ts_ms: int, offset: SourceOffset) -> None:
+        self._inner.transaction_begin(tx_id, ts_ms, offset)
+
+    def transaction_end(self, tx: TransactionState, ts_ms: int, offset: SourceOffset) -> None:
+        self._inner.transaction_end(tx, ts_ms, offset)
+
+    def ddl(self, statement: str, database: str, source: EventSource, offset: SourceOffset) -> None:
+        self._inner.ddl(statement, database, source, offset)
+
+    def position_advanced(self, offset: SourceOffset, next_pos: tuple[str, int]) -> None:
+        self._inner.position_advanced(offset, next_pos)
+
+    def wants_table(self, table_id: TableId) -> bool:
+        return table_id == self._signal_table or self._inner.wants_table(table_id)
+
+    # ------------------------------------------------------------ rows
+    def row_change(self, change: RowChange, source: EventSource, positions: EventPositions) -> None:
+        if change.table_id == self._signal_table and change.op is Operation.CREATE and change.after is not None:
+            row = change.after
+            record = SignalRecord(_text(row[0]) or "", _text(row[1]) or "", _text(row[2]) if len(row) > 2 else None)
+            self.process(record, source)
+        if self._inner.wants_table(change.table_id):
+            self._snapshots.process_change(change.table_id, (change.before, change.after))
+            self._inner.row_change(change, source, positions)
+
+    def process(self, record: SignalRecord, source: EventSource | None = None) -> None:
+        """Act on one signal from any channel; a malformed one is logged with its id and ignored."""
+        try:
+            action = parse_action(record)
+            self._act(action, source)
+        except SignalRejected as exc:
+            log.warning("%s (channel %s)", exc, record.channel)
+        finally:
+            self._sync_parts()
+
+    def _act(self, action: SignalAction, source: EventSource | None) -> None:
+        snapshots = self._snapshots
+        if isinstance(action, ExecuteSnapshot):
+            if action.kind != "incremental":
+                raise SignalRejected(action.id, f"{action.kind} snapshots are not supported yet")
+            snapshots.execute(action)
+        elif isinstance(action, OpenWindow):
+            snapshots.open_window(action.id)
+        elif isinstance(action, CloseWindow):
+            if source is not None:  # only the binlog knows where a window closes
+                snapshots.close_window(action.id, source, self._state.offset())
+        elif isinstance(action, StopSnapshot):
+            snapshots.stop(action.data_collections)
+        elif isinstance(action, PauseSnapshot):
+            snapshots.pause()
+        elif isinstance(action, ResumeSnapshot):
+            snapshots.resume()
+        elif isinstance(action, LogMessage):
+            log.info("signal '%s': %s", action.id, action.message)
+
+    def _sync_parts(self) -> None:
+        st = self._state
+        slot = self._snapshots.slot()
+        rest = tuple(p for p in st.parts if not isinstance(p, IncrementalSnapshotSlot))
+        st.parts = rest + ((slot,) if slot is not None else ())
+

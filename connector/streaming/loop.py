@@ -1,0 +1,144 @@
+"""The reconnecting streaming loop: binlog events → the handler, until shutdown.
+
+A lost connection reconnects at the streaming state's restart point (the current transaction's start, with
+its emitted events and rows skipped, as after a restart from a stored offset), with exponential back-off
+bounded by `errors.max.retries`. Between transactions the loop emits heartbeats, runs the housekeeping
+(acks, offset commits, purge checks, the status file) and parks when a blocking snapshot asks it to.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Callable, Iterable, Protocol
+
+import pymysql
+from pymysqlreplication.event import XidEvent
+
+from connector.binlog.position import SourceOffset
+from connector.binlog.reader import PositionedEvent
+from connector.errors import SchemaRegistryUnavailable, SourceConnectionError, Where
+from connector.ops.metrics import StreamingStats
+from connector.streaming.handler import ResumePoint, StreamingHandler
+from connector.streaming.heartbeat import Heartbeat
+from connector.streaming.pause import PauseGate, StopSignal
+
+__all__ = ["EventReader", "ReaderFactory", "StreamingLoop", "RETRIABLE"]
+
+log = logging.getLogger(__name__)
+
+# Only what re-reading the binlog can cure: Kafka's retriable errors are not (their records would be skipped as
+# already emitted); the registry is, as the record is built again. Anything else ends the loop.
+RETRIABLE: tuple[type[BaseException], ...] = (pymysql.err.OperationalError, ConnectionError, OSError,
+                                              SourceConnectionError, SchemaRegistryUnavailable)
+
+
+class EventReader(Protocol):
+    """One binlog connection (`connector.binlog.reader.BinlogReader`, or a scripted one in tests)."""
+
+    file: str
+    next_pos: int
+
+    def open(self) -> None: ...
+
+    def events(self) -> Iterable[PositionedEvent]: ...
+
+    def close(self) -> None: ...
+
+
+# A reader starting at the handler state's restart point (file/pos, or its GTID set); `on_reader` is told of
+# each one once it is open (the status file shows its position).
+ReaderFactory = Callable[[], EventReader]
+
+
+class StreamingLoop:
+    def __init__(self, handler: StreamingHandler, open_reader: ReaderFactory, token: StopSignal, *,
+                 stats: StreamingStats | None = None, heartbeat: Heartbeat | None = None,
+                 housekeeping: Callable[[], None] = lambda: None, gate: PauseGate | None = None,
+                 max_retries: int = -1, on_reader: Callable[[EventReader | None], None] = lambda r: None) -> None:
+        self.handler = handler
+        self.state = handler.state
+        self._open_reader = open_reader
+        self._token = token
+        self._stats = stats if stats is not None else StreamingStats()
+        self._heartbeat = heartbeat
+        self._housekeeping = housekeeping
+        self._gate = gate
+        self._max_retries = max_retries
+        self._on_reader = on_reader
+        self._attempts = 0  # reconnects since the last event read
+
+    def run(self) -> None:
+        state, stats = self.state, self._stats
+        try:
+            while not self._token.requested:
+                if state.in_tx:
+                    # Reconnect at the transaction start and skip what was already emitted (its END was not).
+                    state.resume = ResumePoint(state.events, state.rows, state.tx, in_progress=True)
+                    state.in_tx = False
+                reader = self._open_reader()
+                try:
+                    reader.open()
+                    self._on_reader(reader)
+                    if self._read(reader):
+                        log.warning("binlog stream ended at %s:%s; reconnecting", reader.file, reader.next_pos)
+                except RETRIABLE as exc:
+                    stats.set_connected(False)
+                    stats.disconnects += 1
+                    self._attempts += 1
+                    attempts = self._attempts
+                    if self._max_retries >= 0 and attempts > self._max_retries:
+                        raise SourceConnectionError(
+                            f"binlog connection lost after {attempts} attempt(s) ({' '.join(str(exc).split())})",
+                            where=Where(reader.file, reader.next_pos),
+                            fix="check that the database server is reachable; errors.max.retries="
+                                f"{self._max_retries} bounds the reconnects (-1: no limit)") from exc
+                    delay = min(30.0, 0.5 * 2 ** min(attempts, 6))
+                    log.warning("binlog connection lost at %s:%s (%s); reconnecting from %s:%s in %.1f s "
+                                "(attempt %d)", reader.file, reader.next_pos, exc, state.file, state.restart_pos,
+                                delay, attempts)
+                    self._token.wait(delay)
+                finally:
+                    reader.close()
+                self._park_if_asked()
+        finally:
+            stats.set_connected(False)
+            if self._heartbeat is not None:
+                self._heartbeat.close()
+        log.info("stopping: last reader position %s:%s", state.file, state.restart_pos)
+
+    def _read(self, reader: EventReader) -> bool:
+        """Feed the reader's events to the handler; True when the stream ended by itself."""
+        state, stats, heartbeat, gate = self.state, self._stats, self._heartbeat, self._gate
+        for pe in reader.events():
+            self.handler.handle(pe)
+            self._attempts = 0
+            if not stats.connected:
+                stats.set_connected(True)
+            stats.event(pe.file, pe.next_pos, pe.timestamp, time.time_ns() // 1_000_000)
+            if type(pe.event) is XidEvent:
+                stats.committed_transactions += 1
+                if state.current_gtids is not None:
+                    stats.gtid_set = state.restart_gtids or ""
+            if not state.in_tx and heartbeat is not None and heartbeat.due():
+                # Between transactions the restart position already points past the last event.
+                heartbeat.emit(self.boundary_offset())
+                stats.heartbeats_sent = heartbeat.sent
+            self._housekeeping()
+            if self._token.requested or (gate is not None and gate.pause_requested and not state.in_tx):
+                return False
+        return True
+
+    def boundary_offset(self) -> SourceOffset:
+        """The offset between transactions: the next event, nothing to skip."""
+        return self.state.offset(rows=0, with_tx=False).with_(event=0)
+
+    def _park_if_asked(self) -> None:
+        gate = self._gate
+        if gate is None or not gate.pause_requested or self._token.requested or self.state.in_tx:
+            return
+        at = self.boundary_offset()
+        log.info("streaming paused at %s:%s", at.file, at.pos)
+        self._stats.set_connected(False)
+        gate.park(at, self._token)
+        log.info("streaming resumes at %s:%s", self.state.file, self.state.restart_pos)

@@ -1,0 +1,109 @@
+"""Kafka Connect's record-level transforms and predicates: `RegexRouter`, `Filter`; `TopicNameMatches`,
+`HasHeaderKey`, `RecordIsTombstone`, and the predicate guard (`transforms.<name>.predicate` + `negate`).
+
+Java regexes are compiled once as Python regexes (the configuration refuses one Python cannot compile);
+`matches()` is a full match; a `replaceFirst` replacement's `$1`/`${name}` become `\\g<1>`/`\\g<name>`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Protocol
+
+from connector.events.kinds import ConnectRecord
+
+__all__ = ["Filter", "Guarded", "HasHeaderKey", "Predicate", "RecordIsTombstone", "RegexRouter",
+           "TopicNameMatches", "java_replacement"]
+
+
+class Predicate(Protocol):
+    def test(self, record: ConnectRecord) -> bool: ...
+
+
+class _Transform(Protocol):
+    def apply(self, record: ConnectRecord) -> ConnectRecord | None: ...
+
+
+def java_replacement(text: str) -> str:
+    """A `Matcher.replaceFirst` replacement in Python's `re` syntax: `$n`, `${name}`, `\\x` (literal x)."""
+    out = []
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text):
+            out.append(text[i + 1].replace("\\", "\\\\"))
+            i += 2
+        elif ch == "$" and i + 1 < len(text) and text[i + 1] == "{":
+            end = text.index("}", i)
+            out.append(f"\\g<{text[i + 2:end]}>")
+            i = end + 1
+        elif ch == "$":
+            j = i + 1
+            while j < len(text) and text[j].isdigit():
+                j += 1
+            if j == i + 1:
+                raise ValueError(f"illegal group reference in {text!r}")
+            out.append(f"\\g<{text[i + 1:j]}>")
+            i = j
+        else:
+            out.append(ch.replace("\\", "\\\\"))
+            i += 1
+    return "".join(out)
+
+
+@dataclass(frozen=True)
+class RegexRouter:
+    regex: re.Pattern[str]
+    replacement: str  # already in Python syntax
+
+    def apply(self, record: ConnectRecord) -> ConnectRecord | None:
+        match = self.regex.fullmatch(record.topic)
+        if match is None:
+            return record
+        return replace(record, topic=match.expand(self.replacement))
+
+
+@dataclass(frozen=True)
+class Filter:
+    """Drops every record it is applied to (used behind a predicate)."""
+
+    def apply(self, record: ConnectRecord) -> ConnectRecord | None:
+        return None
+
+
+@dataclass(frozen=True)
+class TopicNameMatches:
+    pattern: re.Pattern[str]
+
+    def test(self, record: ConnectRecord) -> bool:
+        return self.pattern.fullmatch(record.topic) is not None
+
+
+@dataclass(frozen=True)
+class HasHeaderKey:
+    name: str
+
+    def test(self, record: ConnectRecord) -> bool:
+        return any(key == self.name for key, _ in record.headers)
+
+
+@dataclass(frozen=True)
+class RecordIsTombstone:
+    def test(self, record: ConnectRecord) -> bool:
+        return record.value is None
+
+
+@dataclass(frozen=True)
+class Guarded:
+    """A transform applied only where its predicate holds (or does not, with `negate`), as Connect's
+    `TransformationStage`."""
+
+    transform: _Transform
+    predicate: Predicate
+    negate: bool
+
+    def apply(self, record: ConnectRecord) -> ConnectRecord | None:
+        if self.predicate.test(record) != self.negate:
+            return self.transform.apply(record)
+        return record

@@ -1,0 +1,303 @@
+"""Incremental snapshots while streaming (DBLog), as Debezium's SignalBasedIncrementalSnapshotChangeEventSource.
+
+A chunk is read between two watermarks written to the signal table: an `<chunk>-open` row, the chunk query
+(`incremental.snapshot.chunk.size` rows in key order after the last key sent, up to the table's maximum key
+read when the table started, with its `additional-conditions` filter), then a `<chunk>-close` row. The
+chunk's rows wait in the window. Streaming sees the open watermark (from then on, a binlog change of a key in
+the window removes that row from it: the binlog has a newer value), then the close watermark: the rows left
+are emitted, op=r, `source.snapshot=incremental`, with the offset of the close event, and the next chunk is
+read. Everything runs on the streaming thread, while the signal row's own record waits (Debezium's order).
+
+Failures never stop streaming: a table without a key, an unknown table, a refused filter or an SQL error is
+logged with the signal's id and that table skipped.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections import deque
+from dataclasses import replace
+from typing import Any, Callable, Protocol, Sequence
+
+import pymysql
+from sqlglot import exp
+
+from connector.binlog.position import INCREMENTAL, SourceOffset
+from connector.offsets.parts import IncrementalSnapshotSlot
+from connector.signals.actions import ExecuteSnapshot, SignalRejected
+from connector.signals.filters import FilterRejected, checked_filter
+from connector.streaming.handler import EventSource
+from schema_history.model import Table, TableId
+from snapshot.chunks import DIALECT, ChunkReader, TableScan, key_after, table_expression
+from snapshot.incremental.context import Collection, IncrementalContext, java_key_type
+
+__all__ = ["IncrementalSnapshot", "RowSink", "Tables"]
+
+log = logging.getLogger(__name__)
+
+
+class Tables(Protocol):
+    """The schema tracker: the tables known now."""
+
+    def table_ids(self) -> list[TableId]: ...
+
+    def table(self, table_id: TableId) -> Table | None: ...
+
+
+class RowSink(Protocol):
+    """The dispatcher as the incremental snapshot needs it."""
+
+    def snapshot_row(self, table_id: TableId, values: tuple, source: EventSource, offset: SourceOffset) -> None: ...
+
+
+class IncrementalSnapshot:
+    def __init__(self, connect: Callable[[], pymysql.connections.Connection], signal_table: TableId,
+                 tables: Tables, sink: RowSink, chunk_size: int, context: IncrementalContext | None = None,
+                 clock_ns: Callable[[], int] = time.time_ns, *, read_only: bool = False) -> None:
+        self._connect = connect
+        self._conn: pymysql.connections.Connection | None = None
+        self._signal_table = signal_table
+        self._tables = tables
+        self._sink = sink
+        self._chunk_size = chunk_size
+        self._clock_ns = clock_ns
+        self._read_only = read_only
+        self._opened = ""
+        self.context = context if context is not None else IncrementalContext()
+        self._window: dict[tuple, tuple] = {}
+        self._key_index: list[int] = []
+        self.rows_scanned = 0
+
+    # ------------------------------------------------------------ offsets
+    def slot(self) -> IncrementalSnapshotSlot | None:
+        return self.context.slot()
+
+    # ------------------------------------------------------------ signals
+    def execute(self, action: ExecuteSnapshot) -> None:
+        if self._read_only:
+            raise SignalRejected(action.id, "read.only=true: an incremental snapshot needs to write watermarks to "
+                                            "the signal table, and read-only (GTID) watermarks are not implemented")
+        context = self.context
+        was_running = context.running
+        known = [t.dotted() for t in self._tables.table_ids()]
+        names: list[str] = []
+        for pattern in action.data_collections:
+            matched = [t for t in known if re.fullmatch(pattern, t)]
+            for name in matched or [pattern]:  # an unmatched name is kept: it fails (and is skipped) when read
+                if name not in names:
+                    names.append(name)
+        collections = []
+        for name in names:
+            condition = next((c.filter for c in action.additional_conditions if c.data_collection.fullmatch(name)),
+                             None)
+            collections.append(Collection(TableId.parse_identifier(name), condition or None, action.surrogate_key))
+        log.info("signal '%s': incremental snapshot of %s", action.id, ", ".join(names))
+        context.add(action.id, collections)
+        if not was_running:
+            self.read_chunk()
+
+    def open_window(self, signal_id: str) -> None:
+        if self.context.expects(signal_id):
+            self.context.window_open = True
+
+    def close_window(self, signal_id: str, source: EventSource, offset: SourceOffset) -> None:
+        """The close watermark: emit the window's rows at `offset`, read the next chunk."""
+        context = self.context
+        if not context.expects(signal_id):
+            return
+        context.window_open = False
+        current = context.current
+        if current is not None and self._window:
+            row_source = EventSource(
+                ts_ms=0, db=current.table.database, table=current.table.table, server_id=source.server_id,
+                gtid=source.gtid, file=source.file, pos=source.pos, row=source.row, thread=source.thread,
+                snapshot="incremental", ts_us=0)
+            for key, row in self._window.items():
+                context.last_sent = key
+                now_us = self._clock_ns() // 1000
+                at = offset.with_(snapshot=INCREMENTAL, parts=_with_slot(offset.parts, context.slot()))
+                self._sink.snapshot_row(current.table, row, _at_time(row_source, now_us), at)
+            self._window.clear()
+        self.read_chunk()
+
+    def stop(self, data_collections: Sequence[str]) -> None:
+        """stop-snapshot: drop the named tables (regular expressions; none: all) from the snapshot."""
+        context = self.context
+        if not context.running:
+            log.warning("stop-snapshot: no incremental snapshot is running")
+            return
+        patterns = list(data_collections) or [".*"]
+        current = context.current
+        keep = [c for c in context.collections if not any(re.fullmatch(p, c.table.dotted()) for p in patterns)]
+        stopped = [c.table.dotted() for c in context.collections if c not in keep]
+        if current is not None and current not in keep:
+            self._window.clear()
+            context.window_open = False
+            context.next_collection()  # resets the current table's keys
+        context.collections = deque(c for c in context.collections if c in keep)
+        if not context.collections:
+            context.correlation_id = None
+        log.info("stop-snapshot: removed %s from the incremental snapshot", ", ".join(stopped) or "nothing")
+
+    def pause(self) -> None:
+        if self.context.running and not self.context.paused:
+            log.info("incremental snapshot paused")
+            self.context.paused = True
+
+    def resume(self) -> None:
+        if self.context.running and self.context.paused:
+            log.info("incremental snapshot resumed")
+            self.context.paused = False
+            self.read_chunk()
+
+    def process_change(self, table_id: TableId, images: Sequence[Sequence[Any] | None]) -> None:
+        """A binlog change: while the window is open, its keys leave the window (the binlog is newer)."""
+        current = self.context.current
+        if not self._window or not self.context.window_open or current is None or current.table != table_id:
+            return
+        for image in images:
+            if image is not None:
+                self._window.pop(tuple(image[i] for i in self._key_index), None)
+
+    # ------------------------------------------------------------ chunks
+    def read_chunk(self) -> None:
+        context = self.context
+        if not context.running or context.paused:
+            return
+        try:
+            conn = self._connection()
+            context.start_chunk()
+            self._watermark(conn, "open", "snapshot-window-open")
+            while context.running:
+                collection = context.current
+                assert collection is not None
+                try:
+                    if self._read_table_chunk(conn, collection):
+                        break
+                except (SignalRejected, FilterRejected, TypeError, pymysql.err.MySQLError) as exc:
+                    log.warning("incremental snapshot (signal '%s') skips table %s: %s", context.correlation_id,
+                                collection.table.dotted(), exc)
+                    if isinstance(exc, pymysql.err.OperationalError):
+                        self._close()
+                context.next_collection()
+            self._watermark(conn, "close", "snapshot-window-close")
+        except pymysql.err.MySQLError as exc:
+            log.warning("incremental snapshot (signal '%s'): %s; skipping the table and continuing streaming",
+                        context.correlation_id, exc)
+            self._close()
+            if context.running:
+                context.next_collection()
+
+    def _read_table_chunk(self, conn: pymysql.connections.Connection, collection: Collection) -> bool:
+        """Fill the window with the next chunk of `collection`; False when the table is done (or empty)."""
+        context = self.context
+        table = self._tables.table(collection.table)
+        if table is None:
+            raise SignalRejected(context.correlation_id or "", f"table {collection.table.dotted()} is not captured")
+        key = (collection.surrogate_key,) if collection.surrogate_key else tuple(table.primary_key_column_names)
+        if not key or any(table.column(k) is None for k in key):
+            raise SignalRejected(context.correlation_id or "",
+                                 f"table {collection.table.dotted()} has no primary key: name a surrogate-key")
+        context.key_types = tuple(java_key_type(table.column(k)) for k in key)  # type: ignore[arg-type]
+        columns = table.column_names()
+        self._key_index = [[c.lower() for c in columns].index(k.lower()) for k in key]
+        where = checked_filter(collection.filter, columns) if collection.filter else None
+        if context.maximum_key is None:
+            context.maximum_key = self._maximum_key(conn, collection.table, key, where)
+            if context.maximum_key is None:
+                log.info("incremental snapshot: table %s is empty", collection.table.dotted())
+                return False
+        base = exp.select(exp.Star()).from_(table_expression(collection.table))
+        if where is not None:
+            base = base.where(exp.Paren(this=where.copy()), copy=False)
+        base = base.where(exp.not_(key_after(key, context.maximum_key)), copy=False)
+        scan = TableScan(collection.table, key=key, chunk_size=self._chunk_size, after=context.chunk_end,
+                         override=base.sql(dialect=DIALECT))
+        reader = ChunkReader(conn, scan, fetch_size=self._chunk_size, streaming=False)
+        try:
+            reader.open()
+            for batch in reader.chunk():
+                for row in batch:
+                    self._window[tuple(row[i] for i in self._key_index)] = tuple(row)
+        finally:
+            reader.close()
+        conn.commit()
+        if not self._window:
+            log.info("incremental snapshot of %s done (%d rows)", collection.table.dotted(), self.rows_scanned)
+            self.rows_scanned = 0
+            return False
+        self.rows_scanned += len(self._window)
+        context.chunk_end = reader.last_key
+        return True
+
+    def _maximum_key(self, conn: pymysql.connections.Connection, table_id: TableId, key: Sequence[str],
+                     where: exp.Expression | None) -> tuple | None:
+        select = exp.select(*(exp.column(k, quoted=True) for k in key)).from_(table_expression(table_id))
+        if where is not None:
+            select = select.where(where.copy(), copy=False)
+        select = select.order_by(*(exp.Ordered(this=exp.column(k, quoted=True), desc=True) for k in key))
+        with conn.cursor() as cur:
+            cur.execute(select.limit(1).sql(dialect=DIALECT))
+            row = cur.fetchone()
+        conn.commit()
+        return tuple(row) if row else None
+
+    def _watermark(self, conn: pymysql.connections.Connection, suffix: str, kind: str) -> None:
+        """An open/close row in the signal table, committed at once (insert_insert)."""
+        row = exp.Tuple(expressions=[exp.Literal.string(f"{self.context.chunk_id}-{suffix}"), exp.Literal.string(kind),
+                                     exp.Literal.string(self._window_data(suffix))])
+        insert = exp.Insert(this=table_expression(self._signal_table), expression=exp.Values(expressions=[row]))
+        with conn.cursor() as cur:
+            cur.execute(insert.sql(dialect=DIALECT))
+        conn.commit()
+
+    def _window_data(self, suffix: str) -> str:
+        """Debezium's SignalMetadata text (`"k": "v", ...`): the open time, and the close time when closing."""
+        now = _instant(self._clock_ns())
+        if suffix == "open":
+            self._opened = now
+            return f'{{"openWindowTimestamp": "{now}"}}'
+        return f'{{"openWindowTimestamp": "{self._opened or now}", "closeWindowTimestamp": "{now}"}}'
+
+    def connect(self) -> None:
+        """Open the connection now; a failure is retried when the first chunk is read."""
+        try:
+            self._connection()
+        except pymysql.err.MySQLError as exc:
+            log.warning("incremental snapshot connection: %s", exc)
+
+    def _connection(self) -> pymysql.connections.Connection:
+        if self._conn is None:
+            self._conn = self._connect()
+        return self._conn
+
+    def _close(self) -> None:
+        if self._conn is not None:
+            try:
+                self._conn.close()
+            except pymysql.err.Error:
+                pass
+            self._conn = None
+
+
+def _instant(ns: int) -> str:
+    """Java's Instant.toString: ISO-8601 UTC, the fraction in groups of 3 digits, none when zero."""
+    seconds, frac = divmod(ns, 1_000_000_000)
+    text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
+    if frac:
+        digits = f"{frac:09d}"
+        while digits.endswith("000"):
+            digits = digits[:-3]
+        text += "." + digits
+    return text + "Z"
+
+
+def _with_slot(parts: tuple, slot: IncrementalSnapshotSlot | None) -> tuple:
+    rest = tuple(p for p in parts if not isinstance(p, IncrementalSnapshotSlot))
+    return rest + ((slot,) if slot is not None else ())
+
+
+def _at_time(source: EventSource, now_us: int) -> EventSource:
+    return replace(source, ts_ms=now_us // 1000, ts_us=now_us)

@@ -1,0 +1,39 @@
+"""signal.* and incremental.snapshot.* are read into SignalSettings; what is not implemented is refused by name."""
+from __future__ import annotations
+
+import pytest
+
+from connector.config import load_config
+from connector.errors import ConfigError
+from tests.unit.config.test_config import SERVER, write
+
+
+def settings(tmp_path, extra: str):
+    return load_config(write(tmp_path, SERVER + extra), environ={}).settings()
+
+
+def test_signal_properties_are_accepted(tmp_path):
+    s = settings(tmp_path, "debezium.source.signal.data.collection=inventory.debezium_signal\n"
+                           "debezium.source.signal.enabled.channels=source\n"
+                           "debezium.source.incremental.snapshot.chunk.size=2\n"
+                           "debezium.source.incremental.snapshot.watermarking.strategy=insert_insert\n")
+    assert s.signals.data_collection == "inventory.debezium_signal"
+    assert s.signals.channels == ("source",) and s.signals.chunk_size == 2 and not s.signals.read_only
+
+
+def test_defaults(tmp_path):
+    s = settings(tmp_path, "")
+    assert s.signals.data_collection is None and s.signals.channels == ("source",) and s.signals.chunk_size == 1024
+
+
+@pytest.mark.parametrize("extra, message", [
+    ("debezium.source.signal.enabled.channels=source,jmx\n", "jmx refused: JMX has no Python equivalent"),
+    ("debezium.source.signal.enabled.channels=kafka\n", "kafka refused"),
+    ("debezium.source.signal.enabled.channels=file\n", "file refused"),
+    ("debezium.source.incremental.snapshot.watermarking.strategy=insert_delete\n", "insert_delete refused"),
+    ("debezium.source.notification.enabled.channels=log\n", "notification.enabled.channels=log: notifications"),
+    ("debezium.source.signal.data.collection=debezium_signal\n", "expected `database.table`"),
+])
+def test_not_implemented_is_refused_by_name(tmp_path, extra, message):
+    with pytest.raises(ConfigError, match=message):
+        settings(tmp_path, extra)

@@ -1,0 +1,30 @@
+"""The layout the README and `connector/__init__.py` describe, checked: stage packages under connector/,
+only the composition root, coordinator, CLI, error tree and shutdown at its root, and no module over 500 lines."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import connector
+
+ROOT = Path(__file__).resolve().parents[2]
+ROOT_MODULES = {"__init__.py", "cli.py", "coordinator.py", "daemon.py", "errors.py", "shutdown.py"}
+MAX_LINES = 500
+
+
+def test_connector_root_keeps_only_the_composition_modules() -> None:
+    assert {p.name for p in (ROOT / "connector").glob("*.py")} == ROOT_MODULES
+
+
+def test_every_stage_package_is_declared() -> None:
+    packages = {p.parent.name for p in (ROOT / "connector").glob("*/__init__.py")}
+    assert sorted(connector.__all__) == sorted(packages)
+
+
+def test_no_source_module_over_500_lines() -> None:
+    too_long = {}
+    for package in ("connector", "snapshot", "schema_history", "spark_sink"):
+        for path in (ROOT / package).rglob("*.py"):
+            lines = len(path.read_text(encoding="utf-8").splitlines())
+            if lines > MAX_LINES:
+                too_long[str(path.relative_to(ROOT))] = lines
+    assert not too_long, f"split these modules: {too_long}"
