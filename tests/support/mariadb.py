@@ -50,8 +50,13 @@ class MariaDBServer(DatabaseServer):
         return f"5.5.5-{self.version()}-log" if self.profile is Profile.REFERENCE else None
 
     def _write_cnf(self) -> None:
+        # A private tmpdir: with the shared /tmp, CI saw an ALTER fail with "Error on delete of
+        # '/tmp/#sql-temptable-...'" (errcode 2) while other tests ran beside it.
+        tmpdir = self.rundir / "tmp"
+        tmpdir.mkdir(parents=True, exist_ok=True)
         lines = ["[mariadbd]", f"datadir={self.datadir}", f"socket={self.socket}", f"pid-file={self.pidfile}",
-                 f"port={self.port}", "bind-address=127.0.0.1", *_COMMON_HEAD, f"log_error={self.error_log}"]
+                 f"tmpdir={tmpdir}", f"port={self.port}", "bind-address=127.0.0.1", *_COMMON_HEAD,
+                 f"log_error={self.error_log}"]
         if is_root():
             lines.append("user=root")
         if self.profile is Profile.REFERENCE:

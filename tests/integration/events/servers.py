@@ -91,10 +91,31 @@ def _wait_ready(server: Server, timeout: float = 60.0) -> None:
     wait_until(ready, timeout, f"{server.flavour} in {server.workdir} to accept connections", interval=0.2)
 
 
+def _bootstrap(cmd: list[str], workdir: Path, what: str) -> None:
+    """Create the system tables; once more on failure, as tests/support/dbserver.py does.
+
+    Seen on a loaded 2-core CI machine: mariadb-install-db failed once with nothing on stderr
+    (the reason was in the error log) and worked when run again on a clean data directory.
+    """
+    for attempt in (1, 2):
+        r = subprocess.run(cmd, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        if r.returncode == 0:
+            return
+        log_file = workdir / "error.log"
+        log = log_file.read_text(errors="replace")[-3000:] if log_file.exists() else ""
+        if attempt == 2:
+            raise RuntimeError(f"{what} failed (exit {r.returncode}):\n"
+                               f"{r.stdout[-2000:]}{r.stderr[-2000:]}\nerror log:\n{log}")
+        shutil.rmtree(workdir / "data", ignore_errors=True)
+        (workdir / "data").mkdir()
+        log_file.unlink(missing_ok=True)
+
+
 def start_mariadb(workdir: Path) -> Server:
     port = free_port()
     shutil.rmtree(workdir, ignore_errors=True)
     (workdir / "data").mkdir(parents=True)
+    (workdir / "tmp").mkdir()
     cnf = workdir / "my.cnf"
     user = "user=root\n" if os.geteuid() == 0 else ""
     # MariaDB defaults otherwise (checksums on, annotate events on): values do not depend on them
@@ -102,6 +123,7 @@ def start_mariadb(workdir: Path) -> Server:
 datadir={workdir / 'data'}
 socket={workdir / 'mysqld.sock'}
 pid-file={workdir / 'mysqld.pid'}
+tmpdir={workdir / 'tmp'}
 port={port}
 bind-address=127.0.0.1
 skip-name-resolve
@@ -117,10 +139,8 @@ default-time-zone='+00:00'
 innodb_buffer_pool_size=32M
 performance_schema=OFF
 """)
-    r = subprocess.run(["mariadb-install-db", f"--defaults-file={cnf}", "--auth-root-authentication-method=normal",
-                        "--skip-test-db"], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError("mariadb-install-db failed: " + r.stderr)
+    _bootstrap(["mariadb-install-db", f"--defaults-file={cnf}", "--auth-root-authentication-method=normal",
+                "--skip-test-db"], workdir, "mariadb-install-db")
     server = Server("mariadb", workdir, port)
     server.proc = subprocess.Popen(["mariadbd", f"--defaults-file={cnf}"], stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL, start_new_session=True)
@@ -163,10 +183,7 @@ innodb_buffer_pool_size=64M
 """)
     loader = _loader()
     mysqld = str(usr / "sbin/mysqld")
-    r = subprocess.run([*loader, mysqld, f"--defaults-file={cnf}", "--initialize-insecure"],
-                       capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError("mysqld --initialize-insecure failed: " + r.stderr)
+    _bootstrap([*loader, mysqld, f"--defaults-file={cnf}", "--initialize-insecure"], workdir, "mysqld --initialize-insecure")
     server = Server("mysql", workdir, port, loader=loader)
     server.proc = subprocess.Popen([*loader, mysqld, f"--defaults-file={cnf}"], stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL, start_new_session=True)
