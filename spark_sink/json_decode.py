@@ -31,19 +31,21 @@ def split_json(raw: DataFrame, with_schema: bool) -> DataFrame:
     """Raw Kafka rows → the split columns of ``reader.SPLIT_SCHEMA``, by expressions.
 
     With embedded schemas, the first ``,"payload":`` ends the schema: no key of a Connect
-    schema object is named ``payload`` and inside JSON strings the quotes are escaped."""
+    schema object is named ``payload`` and inside JSON strings the quotes are escaped. The
+    body keeps the envelope's closing brace, which ``from_json`` ignores after the payload."""
     text = F.col("value").cast("string")
     if with_schema:
-        cut = F.locate(_PAYLOAD_MARK, text)
-        well_formed = text.startswith(_SCHEMA_MARK) & (cut > 0)
-        schema = text.substr(F.lit(len(_SCHEMA_MARK) + 1), cut - len(_SCHEMA_MARK) - 1)
-        body = text.substr(cut + len(_PAYLOAD_MARK), F.length(text) - cut - len(_PAYLOAD_MARK))
-        checked = F.when(text.isNull() | well_formed, schema).otherwise(F.raise_error(F.concat(
+        # substring_index searches bytes (locate/substr count characters, 3x slower on the
+        # ~3 KB values): the schema ends at the first mark, the payload starts after the last
+        # (the Python reader's rfind); the schema text keeps its '{"schema":' prefix here.
+        head = F.substring_index(text, _PAYLOAD_MARK, 1)
+        tail = F.substring_index(text, _PAYLOAD_MARK, -1)
+        well_formed = text.startswith(_SCHEMA_MARK) & (F.length(head) < F.length(text))
+        checked = F.when(text.isNull() | well_formed, head).otherwise(F.raise_error(F.concat(
             F.lit("topic "), F.col("topic"), F.lit(": value is not JSON with an embedded schema "
                                                   "(use value_format='json-schemaless' or 'avro')"))))
-        key = F.xxhash64(checked).cast("string").cast("binary")
-        columns = [key.alias("schema_key"), checked.cast("binary").alias("schema"),
-                   body.cast("binary").alias("body")]
+        columns = [F.xxhash64(checked).cast("string").cast("binary").alias("schema_key"),
+                   checked.cast("binary").alias("schema"), tail.cast("binary").alias("body")]
     else:
         columns = [F.lit(_SCHEMALESS_KEY).alias("schema_key"),
                    F.lit(b"").alias("schema"), F.col("value").alias("body")]
