@@ -11,6 +11,10 @@ Fixtures:
                and drops it after the test.
 Every server runs in pytest's temp directory on an OS-assigned port and is stopped at the
 end of the session; nothing depends on servers left running.
+
+Long tests go first (`slow`, and the xdist groups such as Spark's): under `pytest -n N` a
+several-minute test that starts last would otherwise run alone at the end while the other
+workers idle.
 """
 from __future__ import annotations
 
@@ -29,6 +33,14 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 def in_ci() -> bool:
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+@pytest.hookimpl(trylast=True)  # after the directories' conftests added their xdist_group marks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def long_first(item: pytest.Item) -> int:
+        return 0 if item.get_closest_marker("slow") or item.get_closest_marker("xdist_group") else 1
+
+    items.sort(key=long_first)  # stable: the order within each class is kept
 
 
 @pytest.fixture(scope="session")

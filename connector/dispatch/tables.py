@@ -1,7 +1,8 @@
 """Per table version and per event, what every record of the dispatcher needs: the table's `TableSchema`
 (built once per `Table` object), its topic, and the `source` block of an event.
 
-Routing is by table: `<topic.prefix>.<db>.<table>` (Debezium's DefaultTopicNamingStrategy, sanitized), cached.
+Routing is by table: `<topic.prefix>.<db>.<table>` (Debezium's DefaultTopicNamingStrategy, names sanitized),
+cached by `TopicNamer`, which also answers which tables a topic holds.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ class TableRoutes:
         return self._namer.data_topic(table_id)
 
     def tables_for(self, topic: str) -> list[TableId]:
+        """The captured tables whose records went to `topic` so far (for errors naming a topic)."""
         return self._namer.tables_for(topic)
 
 

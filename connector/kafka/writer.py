@@ -93,6 +93,7 @@ _FENCED_CODES = frozenset({
 PRODUCER_FIX = ("correct the producer property named (debezium.sink.kafka.producer.<name>, Java or librdkafka "
                 "spelling; librdkafka may name its own alias, e.g. compression.codec for compression.type)")
 
+
 class _ClosedProducer:
     """Stands in for the producer after `close()`, so late calls fail clearly instead of crashing."""
 
@@ -197,7 +198,15 @@ class KafkaWriter:
                     raise
             except KafkaException as exc:
                 deliveries.not_produced()
-                failure = KafkaDeliveryError(record.topic, record.partition, exc.args[0])
+                err = exc.args[0]
+                failure: KafkaWriterError
+                if self._transactional and isinstance(err, KafkaError) and (
+                        err.fatal() or err.code() in _FENCED_CODES or err.code() == KafkaError._STATE):
+                    # A fenced transactional producer refuses produce() with a state error before any commit
+                    # reports the fencing: the same terminal failure as a fenced commit.
+                    failure = self._fenced(f"produce to {record.topic}", err)
+                else:
+                    failure = KafkaDeliveryError(record.topic, record.partition, err)
                 deliveries.fail(failure)
                 raise failure from exc
         if self._poll_on_send:
@@ -260,13 +269,16 @@ class KafkaWriter:
         if not self.transactional:
             raise KafkaConfigError("transactions need transactional.id in the producer configuration")
 
+    def _fenced(self, action: str, err: KafkaError) -> KafkaTransactionFatal:
+        return KafkaTransactionFatal(
+            f"{action} failed fatally: {err}; if another connector instance uses "
+            f"transactional.id={self._config['transactional.id']}, stop one of them"
+        )
+
     def _transaction_failure(self, action: str, exc: KafkaException, timeout_s: float) -> KafkaWriterError:
         err = exc.args[0]
         if err.fatal() or err.code() in _FENCED_CODES:
-            failure: KafkaWriterError = KafkaTransactionFatal(
-                f"{action} transaction failed fatally: {err}; if another connector instance uses "
-                f"transactional.id={self._config['transactional.id']}, stop one of them"
-            )
+            failure: KafkaWriterError = self._fenced(f"{action} transaction", err)
         else:
             self._abort_quietly(timeout_s)
             failure = KafkaTransactionAborted(f"{action} transaction failed, transaction aborted: {err}")

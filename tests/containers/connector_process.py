@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from tests.support.ports import wait_for
+from tests.support.waiting import wait_until
 
 
 def binlog_cdc_executable() -> str:
@@ -59,7 +59,7 @@ class ConnectorProcess:
             return status if status and status.get("phase") == phase else None
 
         try:
-            return wait_for(reached, timeout, f"connector phase {phase!r}")
+            return wait_until(reached, timeout, f"connector phase {phase!r}")
         except TimeoutError as exc:
             raise AssertionError(f"{exc}; last status {self.status()}\n{self.log_tail()}") from None
 

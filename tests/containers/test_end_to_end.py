@@ -23,7 +23,7 @@ from tests.containers.conftest import MySQLEndpoint
 from tests.containers.connector_process import ConnectorProcess
 from tests.containers.inventory import APPLICATION_PROPERTIES, HEALTHCHECK, INVENTORY_ROWS
 from tests.support.kafka_dump import KafkaRecord, consume_all
-from tests.support.ports import wait_for
+from tests.support.waiting import wait_until
 
 pytestmark = [pytest.mark.containers, pytest.mark.timeout(900)]
 
@@ -64,7 +64,7 @@ def wait_records(connector: ConnectorProcess, kafka: str, topic: str, count: int
         records = topic_records(kafka, topic)
         return records if len(records) >= count else None
 
-    records = wait_for(enough, timeout, f"{count} records on {topic}", interval=1.0)
+    records = wait_until(enough, timeout, f"{count} records on {topic}", interval=1.0)
     assert len(records) == count, f"{topic}: expected {count} records, got {len(records)}"
     return records
 

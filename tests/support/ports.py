@@ -1,11 +1,7 @@
-"""Free loopback ports and waiting on conditions (no sleeps-as-synchronisation)."""
+"""Free loopback ports (waiting on a condition is tests/support/waiting.py)."""
 from __future__ import annotations
 
 import socket
-import time
-from typing import Callable, TypeVar
-
-T = TypeVar("T")
 
 
 def free_port() -> int:
@@ -25,15 +21,3 @@ def port_open(port: int, host: str = "127.0.0.1") -> bool:
             return True
     except OSError:
         return False
-
-
-def wait_for(condition: Callable[[], T | None], timeout: float, what: str, interval: float = 0.1) -> T:
-    """Poll `condition` until it returns something truthy; TimeoutError naming `what` otherwise."""
-    deadline = time.monotonic() + timeout
-    while True:
-        result = condition()
-        if result:
-            return result
-        if time.monotonic() >= deadline:
-            raise TimeoutError(f"timed out after {timeout:.0f} s waiting for {what}")
-        time.sleep(interval)

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from tests.support.ports import free_port, port_open, wait_for
+from tests.support.ports import free_port, port_open
+from tests.support.waiting import wait_until
 
 
 def tansu_binary() -> str:
@@ -55,7 +56,7 @@ class TansuBroker:
                 raise RuntimeError(f"tansu exited (rc={self._proc.returncode}); see {self.workdir / 'tansu.log'}")
             return port_open(self.port)
 
-        wait_for(up, 30, f"tansu on port {self.port}", interval=0.05)
+        wait_until(up, 30, f"tansu on port {self.port}", interval=0.05)
         return self
 
     def stop(self) -> None:

@@ -1,7 +1,7 @@
-"""Private MariaDB / MySQL 9 servers for the event-serialization tests (ports 13350-13399, /tmp/h2).
+"""Private MariaDB / MySQL 9 servers for the event-serialization tests.
 
-Each server lives in its own fresh directory, listens on 127.0.0.1 only and is stopped by the
-fixture that started it. MySQL comes from the reference harness's unpacked Debian-sid copy
+Each server lives in a fresh directory the caller owns (pytest's temp dir), listens on an
+OS-assigned port on 127.0.0.1 only and is stopped by the fixture that started it. MySQL comes from the reference harness's unpacked Debian-sid copy
 (`~/.cache/mysql-sid`, or $MYSQL_SID_DIR); without it the MySQL tests skip with the reason.
 """
 
@@ -12,12 +12,12 @@ import os
 import shutil
 import signal
 import subprocess
-import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-SCRATCH = Path(os.environ.get("BINLOG_CDC_TEST_SCRATCH", tempfile.gettempdir())) / "binlog-cdc-events-tests"
+from tests.support.ports import free_port
+from tests.support.waiting import wait_until
+
 
 
 @dataclass
@@ -80,22 +80,19 @@ def _loader() -> list[str]:
 
 
 def _wait_ready(server: Server, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def ready() -> bool:
         assert server.proc is not None
         if server.proc.poll() is not None:
             log = (server.workdir / "error.log").read_text(errors="replace")[-3000:]
             raise RuntimeError(f"{server.flavour} exited:\n{log}")
-        if os.path.exists(server.sock):
-            r = subprocess.run(server.client() + ["-e", "SELECT 1"], capture_output=True)
-            if r.returncode == 0:
-                return
-        time.sleep(0.2)
-    raise RuntimeError(f"{server.flavour} did not come up in {timeout}s")
+        return os.path.exists(server.sock) and subprocess.run(
+            server.client() + ["-e", "SELECT 1"], capture_output=True).returncode == 0
+
+    wait_until(ready, timeout, f"{server.flavour} in {server.workdir} to accept connections", interval=0.2)
 
 
-def start_mariadb(port: int) -> Server:
-    workdir = SCRATCH / f"mariadb-{port}"
+def start_mariadb(workdir: Path) -> Server:
+    port = free_port()
     shutil.rmtree(workdir, ignore_errors=True)
     (workdir / "data").mkdir(parents=True)
     cnf = workdir / "my.cnf"
@@ -131,8 +128,8 @@ performance_schema=OFF
     return server
 
 
-def start_mysql(port: int) -> Server:
-    workdir = SCRATCH / f"mysql-{port}"
+def start_mysql(workdir: Path) -> Server:
+    port = free_port()
     shutil.rmtree(workdir, ignore_errors=True)
     (workdir / "tmp").mkdir(parents=True)
     usr = Path(mysql_sid_dir()) / "root/usr"

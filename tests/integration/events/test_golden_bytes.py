@@ -21,7 +21,6 @@ import pytest
 from connector.events.records import HeaderFormat, context_headers, key_header, record_headers
 from schema_history.model import TableId
 from tests.integration.events.replay import Replay
-from tests.support.ports import free_port
 from tests.integration.events.servers import Server, mysql_available, start_mariadb, start_mysql
 from tests.unit.events.golden import REFERENCE, GoldenRecord, source_from, tx_from, value_settings
 
@@ -42,7 +41,7 @@ CASES = {
     "types-mysql-names": (HERE / "types-mysql-names", TYPES, "mysql"),
     "types-mappers": (HERE / "types-mappers", TYPES, "mariadb"),
 }
-# replication server ids of the binlog reads (the servers themselves listen on OS-assigned ports)
+# replication client ids (server_id of the binlog reader) per flavour; the vector case uses the next one
 REPLICA_IDS = {"mariadb": 13392, "mysql": 13393}
 
 
@@ -54,20 +53,22 @@ def servers() -> Iterator[dict[str, Server]]:
         server.stop()
 
 
-def _server(servers: dict[str, Server], flavour: str) -> Server:
+def _server(servers: dict[str, Server], flavour: str, tmp_path_factory: pytest.TempPathFactory) -> Server:
     if flavour not in servers:
         if flavour == "mysql" and (reason := mysql_available()):
             pytest.skip(reason)
-        servers[flavour] = (start_mariadb if flavour == "mariadb" else start_mysql)(free_port())
+        start = start_mariadb if flavour == "mariadb" else start_mysql
+        servers[flavour] = start(tmp_path_factory.mktemp(f"events-{flavour}"))
     return servers[flavour]
 
 
 @pytest.fixture(scope="module", params=list(CASES))
-def replay(request: pytest.FixtureRequest, servers: dict[str, Server]) -> Replay:
+def replay(request: pytest.FixtureRequest, servers: dict[str, Server],
+           tmp_path_factory: pytest.TempPathFactory) -> Replay:
     golden_dir, workload, flavour = CASES[request.param]
     if not workload.exists():
         pytest.skip(f"workload {workload} not found")
-    server = _server(servers, flavour)
+    server = _server(servers, flavour, tmp_path_factory)
     # the binlog is read with python-mysql-replication's stock decoder here (B6 applies)
     settings = replace(value_settings(golden_dir), binlog_negative_time_fraction_complemented=True)
     return Replay(golden_dir, workload, server, settings, REPLICA_IDS[flavour])
@@ -164,13 +165,13 @@ def test_streamed_records_byte_exact(replay: Replay, decoder: str) -> None:
             assert tomb.headers == rendered
 
 
-def test_vector_snapshot_byte_exact(servers: dict[str, Server]) -> None:
+def test_vector_snapshot_byte_exact(servers: dict[str, Server], tmp_path_factory: pytest.TempPathFactory) -> None:
     """MySQL 9 VECTOR (snapshot only: python-mysql-replication cannot read such tables' TABLE_MAP)."""
     from connector.converters.snapshot_conv import allow_binary_vectors
 
     allow_binary_vectors()
     golden_dir = HERE / "vector-mysql"
-    server = _server(servers, "mysql")
+    server = _server(servers, "mysql", tmp_path_factory)
     replay = Replay(golden_dir, WORKLOADS / "vector.sql", server, value_settings(golden_dir), REPLICA_IDS["mysql"] + 1,
                     read_binlog=False)
     golden = replay.golden_data(snapshot=True)

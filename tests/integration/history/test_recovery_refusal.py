@@ -67,7 +67,7 @@ def _gtid_set(server) -> str:
 def test_recovery_after_gtid_failover_decides_by_gtids(mysql_distribution, broker, tmp_path):
     """After a failover the stored file/pos name the other server's binlog (here deliberately ahead of, then
     behind, the new server's file names): only the GTIDs can say what ran after the stop."""
-    from tests.integration.service.support import wait_until
+    from tests.support.waiting import wait_until
     from tests.support.servers import MySQLServer, Profile
 
     with MySQLServer(tmp_path / "source", profile=Profile.DEFAULTS, dist=mysql_distribution) as source, \

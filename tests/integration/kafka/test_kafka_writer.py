@@ -108,7 +108,7 @@ def test_stopped_broker_blocks_send_and_holds_offsets_until_restart(
     started = time.monotonic()
     with pytest.raises(KafkaBackpressureTimeout, match="in flight"):
         _send(writer, tracker, topic_name, 8)
-    assert 0.9 < time.monotonic() - started < 10
+    assert 0.9 < time.monotonic() - started < 30  # the 1 s timeout, plus headroom for a loaded machine
     assert writer.in_flight == 5  # bounded: nothing more was buffered
     assert not committer.maybe_commit()
     assert store.load() == {"file": "mariadb-bin.000001", "pos": 2}

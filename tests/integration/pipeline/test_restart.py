@@ -17,6 +17,7 @@ import pytest
 from tests.conformance.connector_process import ConnectorProcess
 from tests.conformance.run import default_connector_cmd
 from tests.support.connector_config import write_connector_config
+from tests.support.waiting import wait_until
 from tests.support.kafka_dump import consume_all
 from tests.support.writer import TransactionWriter
 
@@ -77,9 +78,11 @@ def test_sigterm_restarts_mid_stream_lose_and_repeat_nothing(server_name, reques
     writer = Writer(server, database, compressed=server_name.endswith("-compressed"))
     writer.start()
     for _ in range(5):
-        time.sleep(random.uniform(0.3, 0.8))
+        time.sleep(random.uniform(0.3, 0.8))  # pacing: stop at a random point of the writer's stream
         assert proc.stop() == 0, proc.log_tail()
         proc = start()
+    # a loaded machine may have written little so far: the assertions below want more than 50 transactions
+    wait_until(lambda: writer.committed > 50, 60, "50 transactions from the writer")
     writer.stop_requested.set()
     writer.join()
     assert writer.error is None, writer.error

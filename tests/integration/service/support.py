@@ -4,11 +4,12 @@ from __future__ import annotations
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Callable
 
 from tests.conformance.connector_process import ConnectorProcess
 from tests.conformance.run import default_connector_cmd
 from tests.support.connector_config import write_connector_config
+from tests.support.ports import free_port
+from tests.support.waiting import wait_until
 
 
 def connector_config(workdir: Path, server, broker, database: str, prefix: str, **extra: str) -> Path:
@@ -26,28 +27,9 @@ def start_connector(workdir: Path, config: Path, timeout: float = 60) -> Connect
     return proc
 
 
-def wait_until(predicate: Callable[[], Any], timeout: float, what: str, interval: float = 0.1) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
-
-
 def metrics_port() -> int:
-    """A free port in this suite's range (13800-13849)."""
-    import socket
-
-    for port in range(13820, 13850):
-        with socket.socket() as s:
-            try:
-                s.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise RuntimeError("no free port in 13820-13849")
+    """A free port for the connector's metrics endpoint (OS-assigned: parallel workers never share one)."""
+    return free_port()
 
 
 def scrape(port: int, path: str = "/metrics") -> tuple[int, str]:

@@ -9,7 +9,8 @@ import time
 import pytest
 
 from tests.integration.pipeline.test_restart import Writer, _first_difference
-from tests.integration.service.support import connector_config, new_prefix, start_connector, wait_until
+from tests.integration.service.support import connector_config, new_prefix, start_connector
+from tests.support.waiting import wait_until
 from tests.support.kafka_dump import consume_all
 from tests.support.servers import MySQLServer, Profile
 
@@ -45,17 +46,21 @@ def test_failover_from_replica_to_source_by_gtid(mysql_distribution, broker, tmp
         writer = Writer(source, "fdb")
         writer.start()
         try:
-            time.sleep(2.0)
+            wait_until(lambda: writer.committed >= 20, 60, "the writer to commit on the source")
+            # an offset committed while reading the replica (the source's GTIDs, replicated)
+            wait_until(lambda: str(((proc.status() or {}).get("committed_offset") or {}).get("gtids", ""))
+                       .startswith(source.server_uuid()), 60, "a committed offset on the replica")
             # The replica dies while the source keeps committing.
             replica.stop()
-            time.sleep(0.5)
+            time.sleep(0.5)  # pacing: the writer commits on the source while nobody reads it
             assert proc.stop() == 0, proc.log_tail()
             committed = json.loads((tmp_path / "status.json").read_text())["committed_offset"]
             assert committed.get("gtids", "").startswith(source.server_uuid())
 
             config = connector_config(tmp_path, source, broker, "fdb", prefix, **props)
             proc = start_connector(tmp_path, config)
-            time.sleep(1.0)
+            more = writer.committed + 20
+            wait_until(lambda: writer.committed >= more, 60, "more commits on the source after the failover")
             writer.stop_requested.set()
             writer.join()
             assert writer.error is None, writer.error

@@ -11,7 +11,8 @@ import time
 import pytest
 
 from tests.integration.pipeline.test_restart import Writer, _first_difference
-from tests.integration.service.support import connector_config, new_prefix, start_connector, wait_until
+from tests.integration.service.support import connector_config, new_prefix, start_connector
+from tests.support.waiting import wait_until
 from tests.support.kafka_dump import consume_all
 from tests.support.servers import MariaDBServer, Profile
 

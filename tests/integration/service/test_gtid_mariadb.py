@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from tests.integration.service.support import connector_config, new_prefix, start_connector, wait_until
+from tests.integration.service.support import connector_config, new_prefix, start_connector
+from tests.support.waiting import wait_until
 from tests.support.kafka_dump import consume_all
 
 pytestmark = pytest.mark.timeout(180)

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from tests.conformance.connector_process import binlog_key
-from tests.integration.service.support import connector_config, new_prefix, start_connector, wait_until
+from tests.integration.service.support import connector_config, new_prefix, start_connector
+from tests.support.waiting import wait_until
 from tests.support.kafka_dump import consume_all
 
 pytestmark = pytest.mark.timeout(180)

@@ -10,7 +10,8 @@ import pytest
 
 from tests.conformance.run import default_connector_cmd
 from tests.integration.service.support import (
-    connector_config, metric, metrics_port, new_prefix, scrape, start_connector, wait_until)
+    connector_config, metric, metrics_port, new_prefix, scrape, start_connector)
+from tests.support.waiting import wait_until
 from tests.support.kafka_dump import consume_all
 
 pytestmark = pytest.mark.timeout(240)

@@ -11,8 +11,8 @@ import pytest
 
 from tests.integration.pipeline.test_restart import Writer, _first_difference
 from tests.integration.service.support import (
-    connector_config, kill_dump_threads, metric, metrics_port, new_prefix, restart_in_place, scrape,
-    start_connector, wait_until)
+    connector_config, kill_dump_threads, metric, metrics_port, new_prefix, restart_in_place, scrape, start_connector)
+from tests.support.waiting import wait_until
 from tests.support.kafka_dump import consume_all
 
 pytestmark = pytest.mark.timeout(300)
@@ -94,7 +94,7 @@ def test_database_restart_mid_stream_loses_and_repeats_nothing(own_server, broke
         for database in databases:
             writer = Writer(server, database)
             writer.start()
-            time.sleep(1.5)
+            wait_until(lambda: writer.committed >= 20, 60, f"the writer to commit in {database}")
             writer.stop_requested.set()
             writer.join()
             assert writer.error is None, writer.error

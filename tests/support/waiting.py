@@ -1,0 +1,33 @@
+"""Waiting on a condition with a deadline: the only way tests wait (never a bare sleep).
+
+    wait_until(lambda: status()["phase"] == "streaming", 60, "phase streaming")
+
+On timeout the error names what was awaited, and the last value the predicate returned, so a
+failure under load reads as "timed out after 60 s waiting for phase streaming" rather than as an
+assertion about something that had not happened yet.
+"""
+from __future__ import annotations
+
+import time
+from typing import Callable, TypeVar
+
+T = TypeVar("T")
+
+
+class WaitTimeout(TimeoutError):
+    """The condition did not hold before the deadline."""
+
+
+def wait_until(predicate: Callable[[], T], timeout: float, what: str, interval: float = 0.1) -> T:
+    """Poll `predicate` until it returns something truthy and return that; WaitTimeout naming `what` otherwise.
+
+    The predicate is always evaluated once more after the deadline, so a slow machine that
+    reaches the condition just as time runs out still passes."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise WaitTimeout(f"timed out after {timeout:.0f} s waiting for {what} (last value: {value!r})")
+        time.sleep(interval)
