@@ -89,13 +89,15 @@ def unscaled(raw: SparkColumn) -> SparkColumn:
 
 def scaled_text(value: SparkColumn, scale: int) -> SparkColumn:
     """decimal(38,0) unscaled value → exact decimal text with `scale` digits after the point."""
-    digits = F.abs(value).cast("string")
+    text = value.cast("string")
     if scale == 0:
-        return value.cast("string")
+        return text
+    # Digits by text, not abs(): Spark 4.3 gave abs(-9999…993 as decimal(38,0)) = 1E37.
+    digits = F.regexp_replace(text, "^-", "")
     padded = F.when(F.length(digits) <= scale, F.lpad(digits, scale + 1, "0")).otherwise(digits)
     whole = padded.substr(F.lit(1), F.length(padded) - scale)
     fraction = padded.substr(F.length(padded) - scale + 1, F.lit(scale))
-    return F.concat(F.when(value < 0, F.lit("-")).otherwise(F.lit("")), whole, F.lit("."), fraction)
+    return F.concat(F.when(text.startswith("-"), F.lit("-")).otherwise(F.lit("")), whole, F.lit("."), fraction)
 
 
 def _decimal(f: ConnectField, mode: TimeMode) -> FieldExpr | None:
@@ -176,9 +178,11 @@ def _python_fallback(f: ConnectField, mode: TimeMode) -> FieldExpr:
     # then the Python decoder of the same type, batched through Arrow.
     column = resolve(f, mode)
     decode = column.decode
+    # from_json hands a JSON string over unquoted, and objects/arrays as their JSON text.
+    load = (lambda text: text) if f.type in ("string", "bytes") else orjson.loads
 
     def run(text: str | None) -> Any:
-        return None if text is None else decode(orjson.loads(text))
+        return None if text is None else decode(load(text))
     udf = F.udf(run, column.spark_type, useArrow=True)
     return FieldExpr(T.StringType(), column.spark_type, lambda c: udf(c))
 
