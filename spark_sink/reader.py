@@ -21,6 +21,7 @@ from pyspark.sql import types as T
 
 from spark_sink.connect_schema import ConnectField
 from spark_sink.decoder import RecordDecoder, TableLayout
+from spark_sink.json_decode import decode_json, split_json, union_row
 from spark_sink.kafka_source import SOURCE_NAME, KafkaDataSource
 from spark_sink.semantic_types import TimeMode
 from spark_sink.wire import HttpSchemaRegistry, SchemaRegistry, ValueFormat, wire_reader
@@ -127,6 +128,9 @@ def split_records(df: DataFrame, decode: DecodeOptions = DecodeOptions()) -> Dat
     """Raw Kafka rows → (key, topic, partition, offset, timestamp, schema_key, schema, body):
     the value split into its schema version and body, one pass, no decoding yet."""
     raw = df.select("key", "value", "topic", "partition", "offset", "timestamp")
+    fmt = ValueFormat(decode.value_format)
+    if fmt is not ValueFormat.AVRO:  # JSON splits with Spark expressions, no Python worker
+        return split_json(raw, with_schema=fmt is ValueFormat.JSON)
     return raw.mapInArrow(_split_fn(decode), SPLIT_SCHEMA)
 
 
@@ -184,7 +188,11 @@ def decode_split(split: DataFrame, decode: DecodeOptions = DecodeOptions()) -> d
     out = {}
     for topic, versions in discover_versions(split, decode).items():
         layout = TableLayout.of([s for _, s in versions], decode.time_mode)
-        out[topic] = split.filter(F.col("topic") == topic).mapInArrow(
+        rows = split.filter(F.col("topic") == topic)
+        if ValueFormat(decode.value_format) is not ValueFormat.AVRO:
+            out[topic] = decode_json(rows, versions, layout, decode.time_mode)
+            continue
+        out[topic] = rows.mapInArrow(
             _decode_split_fn(decode, layout, dict(versions)), layout.spark_schema())
     return out
 
@@ -196,9 +204,14 @@ def decode_batch(df: DataFrame, decode: DecodeOptions = DecodeOptions()) -> dict
 
 
 def decode_with(df: DataFrame, layout: TableLayout, decode: DecodeOptions,
-                known: dict[bytes, ConnectField] | None = None) -> DataFrame:
+                known: dict[bytes, ConnectField] | None = None,
+                versions: Sequence[ConnectField] = ()) -> DataFrame:
     """Decode raw rows into a fixed layout (columns a record lacks are null, columns the
     layout lacks are dropped)."""
+    fmt = ValueFormat(decode.value_format)
+    if fmt is not ValueFormat.AVRO and versions:
+        return decode_json(split_json(df, fmt is ValueFormat.JSON), [(None, union_row(versions))],
+                           layout, decode.time_mode)
     raw = df.select("value", "topic", "partition", "offset", "timestamp")
     return raw.mapInArrow(_decode_raw_fn(decode, layout, dict(known or {})), layout.spark_schema())
 
@@ -224,7 +237,7 @@ def read_changes(spark: SparkSession, bootstrap_servers: str, *, topics: Sequenc
     layout = TableLayout.of(list(versions), decode.time_mode)
     stream = read_kafka(spark, bootstrap_servers, topics=topics, topic_pattern=topic_pattern,
                         **read_options)
-    return decode_with(stream, layout, decode)
+    return decode_with(stream, layout, decode, versions=list(versions))
 
 
 def history_schemas(spark: SparkSession, bootstrap_servers: str, schema_change_topic: str,

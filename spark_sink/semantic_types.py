@@ -16,7 +16,7 @@ from __future__ import annotations
 import base64
 import datetime as dt
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import Context, Decimal
 from enum import StrEnum
 from typing import Any, Callable
 
@@ -29,6 +29,8 @@ __all__ = ["Column", "TimeMode", "resolve", "SPARK_DECIMAL_MAX_PRECISION"]
 
 Decode = Callable[[Any], Any]
 SPARK_DECIMAL_MAX_PRECISION = 38
+# scaleb rounds to the context's precision (28 digits by default): MySQL DECIMAL has up to 65.
+_EXACT = Context(prec=100)
 
 
 class TimeMode(StrEnum):
@@ -82,13 +84,13 @@ def _decimal(scale: int) -> Decode:
         if isinstance(value, Decimal):
             return value
         unscaled = int.from_bytes(_raw_bytes(value), "big", signed=True)
-        return Decimal(unscaled).scaleb(-scale)
+        return Decimal(unscaled).scaleb(-scale, _EXACT)
     return decode
 
 
 def _variable_scale_decimal(value: dict[str, Any]) -> str:
     unscaled = int.from_bytes(_raw_bytes(value["value"]), "big", signed=True)
-    return str(Decimal(unscaled).scaleb(-int(value["scale"])))
+    return str(Decimal(unscaled).scaleb(-int(value["scale"]), _EXACT))
 
 
 def _bits(length: int) -> Decode:

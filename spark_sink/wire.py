@@ -25,6 +25,7 @@ from spark_sink.connect_schema import ConnectField, from_avro, from_connect_json
 __all__ = ["ValueFormat", "SchemaRegistry", "HttpSchemaRegistry", "WireReader", "wire_reader"]
 
 _PAYLOAD_MARK = b',"payload":'
+_SCHEMA_MARK = b'{"schema":'
 
 
 class ValueFormat(StrEnum):
@@ -80,7 +81,7 @@ class WireReader(Protocol):
 class _JsonReader:
     def split(self, topic: str, value: bytes) -> tuple[bytes, bytes | None, bytes]:
         cut = value.rfind(_PAYLOAD_MARK)
-        if cut < 0 or not value.startswith(b'{"schema":'):
+        if cut < 0 or not value.startswith(_SCHEMA_MARK):
             raise ValueError(f"topic {topic}: value is not JSON with an embedded schema "
                              "(use value_format='json-schemaless' or 'avro')")
         schema = value[10:cut]
@@ -90,6 +91,8 @@ class _JsonReader:
     def connect_schema(self, topic: str, key: bytes, schema_text: bytes | None) -> ConnectField:
         if schema_text is None:
             raise KeyError(f"topic {topic}: schema version {key.hex()} not seen in this batch")
+        if schema_text.startswith(_SCHEMA_MARK):  # as Spark splits it (json_decode.split_json)
+            schema_text = schema_text[len(_SCHEMA_MARK):]
         return from_connect_json(orjson.loads(schema_text))
 
     def payload(self, key: bytes, body: bytes) -> Any:
