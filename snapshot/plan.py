@@ -146,11 +146,15 @@ def plan_snapshot(conn: pymysql.connections.Connection, captured: Sequence[Table
 def scan_index(conn: pymysql.connections.Connection, table_id: TableId) -> str | None:
     """The index the server reads `SELECT * FROM table` through (EXPLAIN's `key`), None for a table scan or
     when EXPLAIN fails; Debezium's rows come in that index's order."""
+    select = f"SELECT * FROM {quoted_table(table_id)}"
     try:
         with conn.cursor(pymysql.cursors.DictCursor) as cur:
-            cur.execute(f"EXPLAIN SELECT * FROM {quoted_table(table_id)}")
-            row = cur.fetchone()
+            cur.execute(f"EXPLAIN {select}")
+            row = cur.fetchone() or {}
+            if "key" not in row:  # MySQL 9 prints a tree by default (explain_format=TREE); MariaDB has no FORMAT=
+                cur.execute(f"EXPLAIN FORMAT=TRADITIONAL {select}")
+                row = cur.fetchone() or {}
     except pymysql.err.MySQLError as exc:
         log.debug("no plan for %s: %s", table_id.dotted(), exc)
         return None
-    return (row or {}).get("key")
+    return row.get("key")

@@ -98,7 +98,7 @@ def _create(cur: Cursor, state: SchemaState, ddl: str):
         elif cur.at_word("DEFINER", "INVOKER"):
             cur.next()
     if cur.accept_word("TABLE"):
-        return ts.create_table(cur, state, ddl)
+        return ts.create_table(cur, state, ddl, replace_existing)
     if cur.accept_word("SEQUENCE"):
         return create_sequence(cur, state, ddl, replace_existing, _seen(cur, "TEMPORARY"))
     if cur.accept_word("DATABASE", "SCHEMA"):

@@ -14,6 +14,8 @@ WORKLOADS = Path(__file__).resolve().parents[1] / "fixtures" / "workloads"
 CORPUS = DDL / "realworld_corpus.sql"
 # statements only one server accepts (the other refuses the syntax or the value)
 SERVER_ONLY = {"mariadb": DDL / "realworld_mariadb.sql", "mysql": DDL / "realworld_mysql.sql"}
+# statements a server accepts on which Debezium 3.6.3 stops: streamed by the daemon test only, never in a golden
+BEYOND_DEBEZIUM = {"mariadb": DDL / "realworld_mariadb_beyond.sql"}
 WORKLOAD_FILES = {"mariadb": WORKLOADS / "realworld.sql", "mysql": WORKLOADS / "realworld_mysql.sql"}
 # one database loaded before the connector starts (snapshot), one created and loaded while it streams
 SNAPSHOT_DB, STREAM_DB = "rw_snapshot", "rw_stream"
@@ -45,6 +47,12 @@ def corpus_statements(server: str) -> list[str]:
     if only.exists():
         statements += split_statements(only.read_text(encoding="utf-8"))
     return statements
+
+
+def streaming_statements(server: str) -> list[str]:
+    """`corpus_statements` and then the statements beyond Debezium (BEYOND_DEBEZIUM) for `server`."""
+    beyond = BEYOND_DEBEZIUM.get(server)
+    return corpus_statements(server) + (split_statements(beyond.read_text(encoding="utf-8")) if beyond else [])
 
 
 def workload_text(server: str) -> str:

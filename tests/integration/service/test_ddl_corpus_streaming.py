@@ -2,7 +2,8 @@
 
 `binlog-cdc run` starts on an empty database and then the long-tail corpus (tests/fixtures/ddl/
 longtail_corpus.sql, one database plus its `_other`) and the real-world corpus (realworld_*.sql, a database of
-its own) run statement by statement on the server, including the statements the server refuses (they never
+its own; on MariaDB also realworld_mariadb_beyond.sql: CREATE OR REPLACE TABLE, then rows of the new shape, where
+Debezium stops) run statement by statement on the server, including the statements the server refuses (they never
 reach the binlog, which is the point of a server-side check). At the end the connector must have read
 everything, still be running, and have logged no ERROR and no traceback: every DDL either applied or fell back
 with a WARNING. The byte-level checks of the same statements are the goldens realworld / realworld-mysql.
@@ -13,7 +14,7 @@ import pymysql
 import pytest
 
 from tests.integration.service.support import connector_config, new_prefix, start_connector
-from tests.support.ddl_corpus import corpus_statements as realworld_statements
+from tests.support.ddl_corpus import streaming_statements as realworld_statements
 from tests.support.ddl_oracle import corpus_statements as longtail_statements
 
 pytestmark = pytest.mark.timeout(300)
