@@ -20,11 +20,11 @@ from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Sequence
 
 import orjson
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
 from spark_sink.decoder import KAFKA_COLUMNS
-from spark_sink.ordering import CHANGE_ORDER, latest_per_key, later_than, newest_first
+from spark_sink.ordering import CHANGE_ORDER, latest_per_key, later_than
 from spark_sink.reader import DecodeOptions, decode_split, split_records
 from spark_sink.semantic_types import TimeMode
 from spark_sink.targets import Target, target_for
@@ -46,14 +46,6 @@ class ApplyResult:
     applied: int  # rows merged after keeping the last change per key
     truncated: bool
     skipped: bool = False  # batch_id already applied to this target
-
-
-def _after_truncate(changes: DataFrame) -> tuple[DataFrame, bool]:
-    """The changes after the batch's last TRUNCATE, and whether there was one."""
-    truncates = changes.filter(F.col("__op") == "t").select(*CHANGE_ORDER).orderBy(*newest_first()).limit(1).collect()
-    if not truncates:
-        return changes, False
-    return changes.filter(later_than(truncates[0])), True
 
 
 def key_columns(raw: DataFrame, topic: str, decode: DecodeOptions) -> list[str]:
@@ -100,8 +92,9 @@ def apply_changes(df: DataFrame, target: TargetSpec, keys: Sequence[str] | Mappi
                   *, batch_id: int | None = None, soft_delete: bool = False,
                   decode: DecodeOptions = DecodeOptions(time_mode=TimeMode.MICROS)) -> list[ApplyResult]:
     """Apply a batch of changes to `target` (a path → Delta via ``deltalake``, a ``Target``,
-    or ``topic -> Target`` for several topics). `df` is either raw Kafka rows (as given to
-    ``foreachBatch``) or rows already decoded by ``read_changes``/``decode_batch``.
+    or ``topic -> Target`` for several topics). `df` is raw Kafka rows (as given to
+    ``foreachBatch``), split rows (``read_kafka(split_values=...)``, the faster input) or rows
+    already decoded by ``read_changes``/``decode_batch``.
     Pass the ``foreachBatch`` batch id as `batch_id` to skip batches a target already has."""
     if decode.time_mode is not TimeMode.MICROS:
         # Delta and Parquet have no interval type; TIME is stored as signed microseconds.
@@ -111,8 +104,8 @@ def apply_changes(df: DataFrame, target: TargetSpec, keys: Sequence[str] | Mappi
         topics = [r["__topic"] for r in df.select("__topic").distinct().collect()]
         per_topic = {t: df.filter(F.col("__topic") == t) for t in topics}
     else:
-        # One pass over Kafka: values split into schema version + body, and only that cached
-        # (the repeated JSON schema text is dropped, so the cache is a fraction of the batch).
+        # One pass over Kafka: values split into schema version + body and cached, since
+        # versions are discovered before the decoding plan can be built.
         raw = split_records(df, decode).persist()
         per_topic = decode_split(raw, decode)
     try:
@@ -127,24 +120,34 @@ def apply_changes(df: DataFrame, target: TargetSpec, keys: Sequence[str] | Mappi
             raw.unpersist()
 
 
+_COUNT = "__changes"  # changes to the row's key in the batch, summed into ApplyResult.changes
+
+
 def _apply_topic(topic: str, changes: DataFrame, sink: Target, keys: list[str],
                  batch_id: int | None, soft_delete: bool) -> ApplyResult:
     if batch_id is not None and sink.has_batch(batch_id):
         logger.info("topic %s: batch %s already applied to %s, skipping", topic, batch_id, sink)
         return ApplyResult(topic, 0, 0, False, skipped=True)
-    changes = changes.persist()
+    # One pass over the changes: the last change per key, and how many changes each key had.
+    # A TRUNCATE has no row image, so its key columns are null: the null key's last change is
+    # the batch's last TRUNCATE. A key whose last change precedes it is gone with the
+    # truncate; one changed after it keeps its last change: the same rows as taking the last
+    # change per key among the changes after the truncate, without a pass to find it first.
+    counted = changes.withColumn(_COUNT, F.count(F.lit(1)).over(Window.partitionBy(*keys)))
+    latest = latest_per_key(counted, keys).persist()
     try:
-        total = changes.count()
-        remaining, truncated = _after_truncate(changes)
-        latest = latest_per_key(remaining.filter(F.col("__op") != "t"), keys)
-        latest = latest.drop(*KAFKA_COLUMNS.keys()).persist()
-        applied = latest.count()
-        sink.apply(latest, keys, truncate=truncated, batch_id=batch_id, soft_delete=soft_delete,
+        stats = latest.agg(F.sum(_COUNT).alias("total"), F.max(F.when(
+            F.col("__op") == "t", F.struct(*CHANGE_ORDER))).alias("truncate")).collect()[0]
+        total, truncate = stats["total"] or 0, stats["truncate"]
+        rows = latest.filter(F.col("__op") != "t")
+        if truncate is not None:
+            rows = rows.filter(later_than(truncate))
+        rows = rows.drop(_COUNT, *KAFKA_COLUMNS.keys())
+        applied = rows.count()
+        sink.apply(rows, keys, truncate=truncate is not None, batch_id=batch_id, soft_delete=soft_delete,
                    changes=changes)
-        latest.unpersist()
         logger.info("topic %s: %d changes, %d rows applied%s", topic, total, applied,
-                    ", table truncated first" if truncated else "")
-        return ApplyResult(topic, total, applied, truncated)
+                    ", table truncated first" if truncate is not None else "")
+        return ApplyResult(topic, total, applied, truncate is not None)
     finally:
-        changes.unpersist()
-
+        latest.unpersist()

@@ -31,21 +31,24 @@ def split_json(raw: DataFrame, with_schema: bool) -> DataFrame:
     """Raw Kafka rows → the split columns of ``reader.SPLIT_SCHEMA``, by expressions.
 
     With embedded schemas, the first ``,"payload":`` ends the schema: no key of a Connect
-    schema object is named ``payload`` and inside JSON strings the quotes are escaped. The
-    body keeps the envelope's closing brace, which ``from_json`` ignores after the payload."""
+    schema object is named ``payload`` and inside JSON strings the quotes are escaped (a
+    later one may be a column named ``payload``). The body keeps the envelope's closing
+    brace, which ``from_json`` ignores after the payload."""
     text = F.col("value").cast("string")
     if with_schema:
         # substring_index searches bytes (locate/substr count characters, 3x slower on the
-        # ~3 KB values): the schema ends at the first mark, the payload starts after the last
-        # (the Python reader's rfind); the schema text keeps its '{"schema":' prefix here.
+        # ~3 KB values): the schema ends at the first mark; the body is cut from the binary
+        # value at that byte offset (octet_length is O(1), length() would count characters).
+        # The schema text keeps its '{"schema":' prefix here.
         head = F.substring_index(text, _PAYLOAD_MARK, 1)
-        tail = F.substring_index(text, _PAYLOAD_MARK, -1)
-        well_formed = text.startswith(_SCHEMA_MARK) & (F.length(head) < F.length(text))
+        cut = F.octet_length(head)
+        well_formed = text.startswith(_SCHEMA_MARK) & (cut < F.octet_length(F.col("value")))
         checked = F.when(text.isNull() | well_formed, head).otherwise(F.raise_error(F.concat(
             F.lit("topic "), F.col("topic"), F.lit(": value is not JSON with an embedded schema "
                                                   "(use value_format='json-schemaless' or 'avro')"))))
+        body = F.col("value").substr(cut + len(_PAYLOAD_MARK) + 1, F.lit(2 ** 31 - 1))
         columns = [F.xxhash64(checked).cast("string").cast("binary").alias("schema_key"),
-                   checked.cast("binary").alias("schema"), tail.cast("binary").alias("body")]
+                   checked.cast("binary").alias("schema"), body.alias("body")]
     else:
         columns = [F.lit(_SCHEMALESS_KEY).alias("schema_key"),
                    F.lit(b"").alias("schema"), F.col("value").alias("body")]
@@ -53,7 +56,7 @@ def split_json(raw: DataFrame, with_schema: bool) -> DataFrame:
 
 
 def _version_rows(split: DataFrame, version: ConnectField, layout: TableLayout,
-                  mode: TimeMode) -> DataFrame:
+                  mode: TimeMode, keyed: bool) -> DataFrame:
     wire, exprs = envelope_wire_type(row_struct(version), mode)
     e = F.col("e")
     image = F.when(e.op == "d", e.before).otherwise(e.after)
@@ -73,9 +76,16 @@ def _version_rows(split: DataFrame, version: ConnectField, layout: TableLayout,
             source.gtid.alias("__source_gtid"), (e.op == "d").alias("__deleted"),
             F.col("topic").alias("__topic"), F.col("partition").alias("__partition"),
             F.col("offset").alias("__offset"), F.col("timestamp").alias("__timestamp")]
+    if keyed:
+        # Records of a discovered change version all have an op (the envelope requires it):
+        # only tombstones (no body) are not changes. Any filter on the parsed envelope would be
+        # pushed below the projection by the optimizer and parse every body a second time.
+        split = split.filter(F.col("body").isNotNull())
     parsed = split.select(F.from_json(F.col("body").cast("string"), wire).alias("e"),
                           "topic", "partition", "offset", "timestamp")
-    # Tombstones parse to null; transaction/heartbeat records have no op: neither is a change.
+    if keyed:
+        return parsed.select(*table, *meta)
+    # A fixed-schema stream may carry transaction/heartbeat records, which have no op.
     return parsed.filter(e.op.isNotNull()).select(*table, *meta)
 
 
@@ -87,7 +97,7 @@ def decode_json(split: DataFrame, versions: Sequence[tuple[bytes | None, Connect
     parts = []
     for key, version in versions:
         rows = split if key is None else split.filter(F.col("schema_key") == F.lit(key))
-        parts.append(_version_rows(rows, version, layout, mode))
+        parts.append(_version_rows(rows, version, layout, mode, keyed=key is not None))
     out = parts[0]
     for part in parts[1:]:
         out = out.unionByName(part)

@@ -101,7 +101,7 @@ def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -
                         ", truncated" if r.truncated else "", ", already applied" if r.skipped else "")
 
     stream = read_kafka(spark, args.bootstrap_servers, topic_pattern=args.topics_pattern,
-                        starting_offsets=args.starting_offsets,
+                        starting_offsets=args.starting_offsets, split_values=args.value_format,
                         max_offsets_per_trigger=args.max_offsets_per_trigger, kafka_options=kafka_options)
     writer = stream.writeStream.option("checkpointLocation", args.checkpoint).foreachBatch(apply)
     if args.once:

@@ -22,9 +22,9 @@ from pyspark.sql import types as T
 from spark_sink.connect_schema import ConnectField
 from spark_sink.decoder import RecordDecoder, TableLayout
 from spark_sink.json_decode import decode_json, split_json, union_row
-from spark_sink.kafka_source import SOURCE_NAME, KafkaDataSource
+from spark_sink.kafka_source import SOURCE_NAME, SPLIT_SCHEMA, KafkaDataSource
 from spark_sink.semantic_types import TimeMode
-from spark_sink.wire import HttpSchemaRegistry, SchemaRegistry, ValueFormat, wire_reader
+from spark_sink.wire import HttpSchemaRegistry, SchemaRegistry, ValueFormat, ValueSplitter, wire_reader
 
 __all__ = ["DecodeOptions", "read_kafka", "split_records", "discover_versions", "decode_split",
            "decode_batch", "decode_with", "read_changes", "history_schemas", "jvm_kafka_available"]
@@ -65,8 +65,12 @@ def read_kafka(spark: SparkSession, bootstrap_servers: str, *, topics: Sequence[
                topic_pattern: str | None = None, starting_offsets: str = "earliest",
                ending_offsets: str = "latest", max_offsets_per_trigger: int | None = None,
                kafka_options: Mapping[str, str] | None = None, streaming: bool = True,
-               use_jvm: bool | None = None) -> DataFrame:
-    """Raw Kafka rows (key, value, topic, partition, offset, timestamp, timestampType, headers)."""
+               use_jvm: bool | None = None, split_values: ValueFormat | str | None = None) -> DataFrame:
+    """Raw Kafka rows (key, value, topic, partition, offset, timestamp, timestampType, headers).
+
+    With `split_values` (the topics' value format), split rows (``SPLIT_SCHEMA``) instead, as
+    ``split_records`` makes them: the Python source splits while reading (cheaper than any
+    later pass: the JVM never sees the repeated schema text), the JVM source by expressions."""
     options: dict[str, str] = {"kafka.bootstrap.servers": bootstrap_servers,
                                "kafka.isolation.level": "read_committed",
                                "startingOffsets": starting_offsets}
@@ -86,37 +90,25 @@ def read_kafka(spark: SparkSession, bootstrap_servers: str, *, topics: Sequence[
     else:
         spark.dataSource.register(KafkaDataSource)
         fmt = SOURCE_NAME
+        if split_values:
+            options["splitValues"] = ValueFormat(split_values).value
     reader = spark.readStream if streaming else spark.read
     df = reader.format(fmt).options(**options).load()
     # Spark's Kafka source names its pattern option "subscribePattern" too but has no
     # read_committed default; both give the same columns.
+    if split_values and jvm:
+        return split_records(df, DecodeOptions(value_format=ValueFormat(split_values)))
     return df
 
 
-SPLIT_SCHEMA = T.StructType([
-    T.StructField("key", T.BinaryType()), T.StructField("topic", T.StringType()),
-    T.StructField("partition", T.IntegerType()), T.StructField("offset", T.LongType()),
-    T.StructField("timestamp", T.TimestampType()), T.StructField("schema_key", T.BinaryType()),
-    T.StructField("schema", T.BinaryType()), T.StructField("body", T.BinaryType()),
-])
-
-
-def _split_fn(decode: DecodeOptions):
+def _split_fn(fmt: ValueFormat):
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        wire = decode.wire()
-        seen: set[bytes] = set()
+        split = ValueSplitter(fmt)  # schema text on a version's first record per task only
         for batch in batches:
             keys, schemas, bodies = [], [], []
             for value, topic in zip(batch.column("value").to_pylist(), batch.column("topic").to_pylist()):
-                if value is None:
-                    keys.append(None), schemas.append(None), bodies.append(None)
-                    continue
-                key, text, body = wire.split(topic, value)
-                keys.append(key), bodies.append(body)
-                # Schema text only on a version's first record per task: discovery needs
-                # one copy, and dropping the rest keeps the cached batch small.
-                schemas.append(None if key in seen else (text or b""))
-                seen.add(key)
+                key, text, body = split(topic, value) if value is not None else (None, None, None)
+                keys.append(key), schemas.append(text), bodies.append(body)
             yield pa.RecordBatch.from_arrays(
                 [batch.column("key"), batch.column("topic"), batch.column("partition"), batch.column("offset"),
                  batch.column("timestamp"), pa.array(keys, pa.binary()), pa.array(schemas, pa.binary()),
@@ -126,12 +118,15 @@ def _split_fn(decode: DecodeOptions):
 
 def split_records(df: DataFrame, decode: DecodeOptions = DecodeOptions()) -> DataFrame:
     """Raw Kafka rows → (key, topic, partition, offset, timestamp, schema_key, schema, body):
-    the value split into its schema version and body, one pass, no decoding yet."""
+    the value split into its schema version and body, one pass, no decoding yet. Rows the
+    Python source already split (``read_kafka(split_values=...)``) pass through."""
+    if "body" in df.columns and "schema_key" in df.columns:
+        return df.select(*SPLIT_SCHEMA.names)
     raw = df.select("key", "value", "topic", "partition", "offset", "timestamp")
     fmt = ValueFormat(decode.value_format)
     if fmt is not ValueFormat.AVRO:  # JSON splits with Spark expressions, no Python worker
         return split_json(raw, with_schema=fmt is ValueFormat.JSON)
-    return raw.mapInArrow(_split_fn(decode), SPLIT_SCHEMA)
+    return raw.mapInArrow(_split_fn(fmt), SPLIT_SCHEMA)
 
 
 def discover_versions(split: DataFrame, decode: DecodeOptions) -> dict[str, list[tuple[bytes, ConnectField]]]:

@@ -22,7 +22,7 @@ import orjson
 
 from spark_sink.connect_schema import ConnectField, from_avro, from_connect_json
 
-__all__ = ["ValueFormat", "SchemaRegistry", "HttpSchemaRegistry", "WireReader", "wire_reader"]
+__all__ = ["ValueFormat", "SchemaRegistry", "HttpSchemaRegistry", "WireReader", "wire_reader", "ValueSplitter"]
 
 _PAYLOAD_MARK = b',"payload":'
 _SCHEMA_MARK = b'{"schema":'
@@ -80,7 +80,9 @@ class WireReader(Protocol):
 
 class _JsonReader:
     def split(self, topic: str, value: bytes) -> tuple[bytes, bytes | None, bytes]:
-        cut = value.rfind(_PAYLOAD_MARK)
+        # The first mark ends the schema (no Connect schema key is "payload"); a later one
+        # may be a column named "payload" inside the payload.
+        cut = value.find(_PAYLOAD_MARK)
         if cut < 0 or not value.startswith(_SCHEMA_MARK):
             raise ValueError(f"topic {topic}: value is not JSON with an embedded schema "
                              "(use value_format='json-schemaless' or 'avro')")
@@ -151,3 +153,36 @@ def wire_reader(fmt: ValueFormat, registry: SchemaRegistry | None = None,
     if fmt is ValueFormat.AVRO and registry is None:
         raise ValueError("value_format='avro' needs schema_registry_url (or a SchemaRegistry)")
     return _READERS[fmt](registry, schemas)
+
+
+class ValueSplitter:
+    """Values → (schema version key, schema text or None, body) while they stream past.
+
+    The schema text is returned only for the first record of each version this splitter
+    sees (discovery needs one copy; the rest would only fill caches and shuffles). For
+    ``json`` the digest is computed once per version: a record whose value starts with the
+    previous record's schema is that version (one ``memcmp``, no hashing of ~2 KB per record)."""
+
+    def __init__(self, fmt: ValueFormat) -> None:
+        self.fmt = ValueFormat(fmt)
+        self._seen: set[bytes] = set()
+        self._head = b""  # b'{"schema":' + schema text + b',"payload":' of the last version
+        self._key = b""
+
+    def __call__(self, topic: str, value: bytes) -> tuple[bytes, bytes | None, bytes]:
+        if self.fmt is ValueFormat.JSON:
+            head = self._head
+            # A value that starts with the head has the same schema text: the first
+            # ',"payload":' ends the schema, and the head ends with that mark.
+            if head and value.startswith(head):
+                return self._key, None, value[len(head):-1]
+            key, schema, body = _JsonReader().split(topic, value)
+            self._head, self._key = value[:len(value) - len(body) - 1], key
+        elif self.fmt is ValueFormat.AVRO:
+            key, schema, body = _AvroReader.split(None, topic, value)  # type: ignore[arg-type]
+        else:
+            key, schema, body = topic.encode(), None, value
+        if key in self._seen:
+            return key, None, body
+        self._seen.add(key)
+        return key, schema if schema is not None else b"", body
