@@ -11,8 +11,10 @@ from typing import Any, Callable, Mapping
 
 from connector.transforms.fields import InsertField, ReplaceField, Side
 from connector.transforms.headers import HeaderCodec
+from connector.transforms.json_expand import JsonExpander
+from connector.transforms.outbox import AdditionalField, EventRouter, InvalidOperation
 from connector.transforms.routing import (Filter, HasHeaderKey, RecordIsTombstone, RegexRouter, TopicNameMatches,
-                                          java_replacement)
+                                          java_regex, java_replacement)
 from connector.transforms.unwrap import DeleteHandling, ExtractNewRecordState, FieldReference
 
 __all__ = ["PREDICATES", "REFUSED_OPTIONS", "REFUSED_PREDICATES", "REFUSED_TRANSFORMS", "TRANSFORMS", "Kind", "short_name"]
@@ -51,7 +53,7 @@ def _list(text: str) -> list[str]:
 
 def _regex(name: str, text: str) -> re.Pattern[str]:
     try:
-        return re.compile(text)
+        return java_regex(text)
     except re.error as exc:
         raise ValueError(f"{name}={text!r} is not a regular expression binlog-cdc can compile ({exc})") from None
 
@@ -112,7 +114,42 @@ def _router(o: Options, codec: HeaderCodec) -> RegexRouter:
     return RegexRouter(_regex("regex", o["regex"]), java_replacement(o["replacement"]))
 
 
+def _choice(name: str, text: str, allowed: tuple[str, ...]) -> str:
+    value = text.strip().lower()
+    if value not in allowed:
+        raise ValueError(f"{name}={text!r} must be one of {', '.join(allowed)}")
+    return value
+
+
+def _outbox(o: Options, codec: HeaderCodec) -> EventRouter:
+    null_behavior = _choice("table.json.payload.null.behavior", o["table.json.payload.null.behavior"],
+                            ("ignore", "optional_bytes"))
+    expand = _bool("table.expand.json.payload", o["table.expand.json.payload"])
+    return EventRouter(
+        event_id=o["table.field.event.id"], event_key=o["table.field.event.key"],
+        payload=o["table.field.event.payload"], timestamp=o["table.field.event.timestamp"] or None,
+        schema_version=o["table.field.event.schema.version"] or None, route_by=o["route.by.field"],
+        route_regex=_regex("route.topic.regex", o["route.topic.regex"]),
+        route_replacement=java_replacement(o["route.topic.replacement"]),
+        tombstone_on_empty=_bool("route.tombstone.on.empty.payload", o["route.tombstone.on.empty.payload"]),
+        invalid_op=InvalidOperation(_choice("table.op.invalid.behavior", o["table.op.invalid.behavior"],
+                                            ("warn", "error", "fatal"))),
+        additional=AdditionalField.parse_list(o["table.fields.additional.placement"]),
+        missing_is_error=_choice("table.field.additional.missing", o["table.field.additional.missing"],
+                                 ("error", "ignore")) == "error",
+        expander=JsonExpander(null_behavior == "optional_bytes") if expand else None, header_codec=codec)
+
+
+_OUTBOX = Kind({"table.field.event.id": "id", "table.field.event.key": "aggregateid", "table.field.event.type": "type",
+                "table.field.event.payload": "payload", "table.field.event.timestamp": "",
+                "table.fields.additional.placement": "", "table.field.additional.missing": "error",
+                "table.field.event.schema.version": "", "route.by.field": "aggregatetype",
+                "route.topic.regex": "(?<routedByValue>.*)", "route.topic.replacement": "outbox.event.${routedByValue}",
+                "route.tombstone.on.empty.payload": "false", "table.op.invalid.behavior": "warn",
+                "table.expand.json.payload": "false", "table.json.payload.null.behavior": "ignore"}, _outbox)
+
 TRANSFORMS: dict[str, Kind] = {
+    "outbox.EventRouter": _OUTBOX,
     "ExtractNewRecordState": _UNWRAP,
     "RegexRouter": Kind({"regex": None, "replacement": None}, _router),
     "Filter": Kind({}, lambda o, codec: Filter()),
@@ -142,7 +179,7 @@ REFUSED_TRANSFORMS: dict[str, str] = {
         "TimestampConverter$Value", "TimestampRouter", "SetSchemaMetadata$Key", "SetSchemaMetadata$Value",
         "HoistField$Key", "HoistField$Value", "InsertHeader", "DropHeaders", "HeaderFrom$Key", "HeaderFrom$Value")},
     **{name: _KAFKA_LATER for name in (
-        "ExtractChangedRecordState", "ByLogicalTableRouter", "outbox.EventRouter", "HeaderToValue",
+        "ExtractChangedRecordState", "ByLogicalTableRouter", "HeaderToValue",
         "TimezoneConverter", "SchemaChangeEventFilter", "partitions.PartitionRouting", "ExtractSchemaToNewRecord",
         "SwapGeometryCoordinates", "tracing.ActivateTracingSpan", "VectorToJsonConverter")},
     DBZ + "Filter": _SCRIPT,

@@ -14,7 +14,7 @@ from typing import Protocol
 from connector.events.kinds import ConnectRecord
 
 __all__ = ["Filter", "Guarded", "HasHeaderKey", "Predicate", "RecordIsTombstone", "RegexRouter",
-           "TopicNameMatches", "java_replacement"]
+           "TopicNameMatches", "java_regex", "java_replacement"]
 
 
 class Predicate(Protocol):
@@ -23,6 +23,14 @@ class Predicate(Protocol):
 
 class _Transform(Protocol):
     def apply(self, record: ConnectRecord) -> ConnectRecord | None: ...
+
+
+_JAVA_NAMED_GROUP = re.compile(r"(?<!\\)\(\?<([A-Za-z][A-Za-z0-9]*)>")
+
+
+def java_regex(text: str) -> re.Pattern[str]:
+    """A Java regex compiled as a Python one: Java's named groups `(?<name>...)` become `(?P<name>...)`."""
+    return re.compile(_JAVA_NAMED_GROUP.sub(r"(?P<\1>", text))
 
 
 def java_replacement(text: str) -> str:

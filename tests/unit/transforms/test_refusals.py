@@ -87,9 +87,21 @@ def chain(**props: str) -> dict[str, str]:
     return {f"debezium.{k.replace('__', '.')}": v for k, v in props.items()}
 
 
+OUTBOX = "io.debezium.transforms.outbox.EventRouter"
+
+
 @pytest.mark.parametrize("extra, expected", [
-    ({"debezium.transforms": "u", "debezium.transforms.u.type": "io.debezium.transforms.outbox.EventRouter"},
-     "transforms.u.type=io.debezium.transforms.outbox.EventRouter: not implemented in binlog-cdc yet"),
+    ({"debezium.transforms": "u", "debezium.transforms.u.type": "io.debezium.transforms.TimezoneConverter"},
+     "transforms.u.type=io.debezium.transforms.TimezoneConverter: not implemented in binlog-cdc yet"),
+    ({"debezium.transforms": "o", "debezium.transforms.o.type": OUTBOX,
+      "debezium.transforms.o.table.fields.additional.placement": "type:nowhere"},
+     "transforms.o.table.fields.additional.placement: 'type:nowhere' has placement 'nowhere'; use header, envelope"),
+    ({"debezium.transforms": "o", "debezium.transforms.o.type": OUTBOX,
+      "debezium.transforms.o.table.json.payload.null.behavior": "keep"},
+     "transforms.o.table.json.payload.null.behavior='keep' must be one of ignore, optional_bytes"),
+    ({"debezium.transforms": "o", "debezium.transforms.o.type": OUTBOX,
+      "debezium.transforms.o.tracing.span.context.field": "tracingspancontext"},
+     "transforms.o.tracing.span.context.field: not an option of outbox.EventRouter"),
     ({"debezium.transforms": "u", "debezium.transforms.u.type": "io.debezium.transforms.Filter"},
      "transforms.u.type=io.debezium.transforms.Filter: runs Groovy/JavaScript"),
     ({"debezium.transforms": "u", "debezium.transforms.u.type": "com.acme.Mine"},
