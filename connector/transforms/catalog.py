@@ -11,8 +11,13 @@ from typing import Any, Callable, Mapping
 
 from connector.transforms.fields import InsertField, ReplaceField, Side
 from connector.transforms.headers import HeaderCodec
+from connector.config.modes import SchemaNameAdjustmentMode
+from connector.transforms.flatten import Flatten
+from connector.transforms.header_ops import DropHeaders, HeaderFrom, InsertHeader
 from connector.transforms.json_expand import JsonExpander
+from connector.transforms.logical_router import ByLogicalTableRouter
 from connector.transforms.outbox import AdditionalField, EventRouter, InvalidOperation
+from connector.transforms.reshape import ExtractField, HoistField, MaskField, SetSchemaMetadata, ValueToKey
 from connector.transforms.routing import (Filter, HasHeaderKey, RecordIsTombstone, RegexRouter, TopicNameMatches,
                                           java_regex, java_replacement)
 from connector.transforms.unwrap import DeleteHandling, ExtractNewRecordState, FieldReference
@@ -148,8 +153,105 @@ _OUTBOX = Kind({"table.field.event.id": "id", "table.field.event.key": "aggregat
                 "route.tombstone.on.empty.payload": "false", "table.op.invalid.behavior": "warn",
                 "table.expand.json.payload": "false", "table.json.payload.null.behavior": "ignore"}, _outbox)
 
+def _logical_router(o: Options, codec: HeaderCodec) -> ByLogicalTableRouter:
+    key_regex = o["key.field.regex"].strip()
+    if key_regex and not o["key.field.replacement"].strip():
+        raise ValueError("key.field.replacement must be non-empty if key.field.regex is set.")
+    size = o["logical.table.cache.size"].strip()
+    if not size.isdigit() or int(size) < 1:
+        # the size of Debezium's per-topic caches; binlog-cdc's are unbounded (one entry per table), so the
+        # value changes nothing but must be valid
+        raise ValueError(f"logical.table.cache.size={size!r} must be a positive integer")
+    mode = o["schema.name.adjustment.mode"].strip().lower()
+    return ByLogicalTableRouter(
+        topic_regex=_regex("topic.regex", o["topic.regex"]), topic_replacement=java_replacement(o["topic.replacement"]),
+        key_enforce_uniqueness=_bool("key.enforce.uniqueness", o["key.enforce.uniqueness"]),
+        key_field_name=o["key.field.name"], key_field_regex=_regex("key.field.regex", key_regex) if key_regex else None,
+        key_field_replacement=java_replacement(o["key.field.replacement"]) if key_regex else None,
+        adjustment=SchemaNameAdjustmentMode(_choice("schema.name.adjustment.mode", mode,
+                                                    ("none", "avro", "avro_unicode"))))
+
+
+_BY_LOGICAL = Kind({"topic.regex": None, "topic.replacement": None, "key.enforce.uniqueness": "true",
+                    "key.field.regex": "", "key.field.name": "__dbz__physicalTableIdentifier",
+                    "key.field.replacement": "", "schema.name.adjustment.mode": "none",
+                    "logical.table.cache.size": "16"}, _logical_router)
+
+
+def _nonempty_list(name: str, text: str) -> list[str]:
+    items = _list(text)
+    if not items:
+        raise ValueError(f"{name} must list at least one name")
+    return items
+
+
+def _mask(key: bool) -> Kind:
+    # replacement: Kafka's default is null (mask with empty values); an empty string stands for it here
+    return Kind({"fields": None, "replacement": "", "replace.null.with.default": "true"},
+                lambda o, codec: MaskField(Side(key), _nonempty_list("fields", o["fields"]), o["replacement"] or None,
+                                           _bool("replace.null.with.default", o["replace.null.with.default"])))
+
+
+def _nonblank(name: str, text: str) -> str:
+    if not text.strip():
+        raise ValueError(f"{name} must not be empty")
+    return text
+
+
+def _set_metadata(key: bool) -> Kind:
+    def build(o: Options, codec: HeaderCodec) -> SetSchemaMetadata:
+        version = o["schema.version"].strip()
+        if version and not version.lstrip("-").isdigit():
+            raise ValueError(f"schema.version={version!r} must be an integer")
+        if not o["schema.name"] and not version:
+            raise ValueError("Neither schema name nor version configured")
+        return SetSchemaMetadata(Side(key), o["schema.name"] or None, int(version) if version else None,
+                                 _bool("replace.null.with.default", o["replace.null.with.default"]))
+
+    return Kind({"schema.name": "", "schema.version": "", "replace.null.with.default": "true"}, build)
+
+
+def _extract(key: bool) -> Kind:
+    def build(o: Options, codec: HeaderCodec) -> ExtractField:
+        if o["field.syntax.version"].strip().upper() != "V1":
+            raise ValueError(f"field.syntax.version={o['field.syntax.version']!r}: binlog-cdc implements V1 (a "
+                             "top-level field name); nested paths (V2) are not implemented, extract in two steps")
+        return ExtractField(Side(key), _nonblank("field", o["field"]), _bool("replace.null.with.default", o["replace.null.with.default"]))
+
+    return Kind({"field": None, "field.syntax.version": "V1", "replace.null.with.default": "true"}, build)
+
+
+def _header_from(key: bool) -> Kind:
+    def build(o: Options, codec: HeaderCodec) -> HeaderFrom:
+        operation = _choice("operation", o["operation"], ("move", "copy"))
+        return HeaderFrom(Side(key), _nonempty_list("fields", o["fields"]), _nonempty_list("headers", o["headers"]),
+                          operation == "move", codec, _bool("replace.null.with.default", o["replace.null.with.default"]))
+
+    return Kind({"fields": None, "headers": None, "operation": None, "replace.null.with.default": "true"}, build)
+
+
 TRANSFORMS: dict[str, Kind] = {
     "outbox.EventRouter": _OUTBOX,
+    "ByLogicalTableRouter": _BY_LOGICAL,
+    "MaskField$Key": _mask(True),
+    "MaskField$Value": _mask(False),
+    "SetSchemaMetadata$Key": _set_metadata(True),
+    "SetSchemaMetadata$Value": _set_metadata(False),
+    "ValueToKey": Kind({"fields": None, "replace.null.with.default": "true"},
+                       lambda o, codec: ValueToKey(_nonempty_list("fields", o["fields"]),
+                                                   _bool("replace.null.with.default", o["replace.null.with.default"]))),
+    "ExtractField$Key": _extract(True),
+    "ExtractField$Value": _extract(False),
+    "HoistField$Key": Kind({"field": None}, lambda o, codec: HoistField(Side(True), _nonblank("field", o["field"]))),
+    "HoistField$Value": Kind({"field": None}, lambda o, codec: HoistField(Side(False), _nonblank("field", o["field"]))),
+    "InsertHeader": Kind({"header": None, "value.literal": None},
+                         lambda o, codec: InsertHeader.build(_nonblank("header", o["header"]), o["value.literal"], codec)),
+    "DropHeaders": Kind({"headers": None},
+                        lambda o, codec: DropHeaders(frozenset(_nonempty_list("headers", o["headers"])))),
+    "Flatten$Key": Kind({"delimiter": "."}, lambda o, codec: Flatten(Side(True), o["delimiter"])),
+    "Flatten$Value": Kind({"delimiter": "."}, lambda o, codec: Flatten(Side(False), o["delimiter"])),
+    "HeaderFrom$Key": _header_from(True),
+    "HeaderFrom$Value": _header_from(False),
     "ExtractNewRecordState": _UNWRAP,
     "RegexRouter": Kind({"regex": None, "replacement": None}, _router),
     "Filter": Kind({}, lambda o, codec: Filter()),
@@ -174,12 +276,12 @@ _SCRIPT = ("runs Groovy/JavaScript through JSR 223, which a Python connector can
 
 REFUSED_TRANSFORMS: dict[str, str] = {
     **{name: _KAFKA_LATER for name in (
-        "MaskField$Key", "MaskField$Value", "ValueToKey", "ExtractField$Key", "ExtractField$Value",
-        "Flatten$Key", "Flatten$Value", "Cast$Key", "Cast$Value", "TimestampConverter$Key",
-        "TimestampConverter$Value", "TimestampRouter", "SetSchemaMetadata$Key", "SetSchemaMetadata$Value",
-        "HoistField$Key", "HoistField$Value", "InsertHeader", "DropHeaders", "HeaderFrom$Key", "HeaderFrom$Value")},
+        "Cast$Key", "Cast$Value", "TimestampConverter$Key",
+        "TimestampConverter$Value")},
+    "TimestampRouter": ("routes by the record timestamp, which binlog-cdc does not model (its records carry "
+                        "none); use RegexRouter, or route downstream"),
     **{name: _KAFKA_LATER for name in (
-        "ExtractChangedRecordState", "ByLogicalTableRouter", "HeaderToValue",
+        "ExtractChangedRecordState", "HeaderToValue",
         "TimezoneConverter", "SchemaChangeEventFilter", "partitions.PartitionRouting", "ExtractSchemaToNewRecord",
         "SwapGeometryCoordinates", "tracing.ActivateTracingSpan", "VectorToJsonConverter")},
     DBZ + "Filter": _SCRIPT,
