@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from connector.transforms.fields import InsertField, ReplaceField, Side
+from connector.events.records import HeaderFormat
 from connector.transforms.headers import HeaderCodec
 from connector.config.modes import SchemaNameAdjustmentMode
 from connector.transforms.flatten import Flatten
@@ -18,8 +19,9 @@ from connector.transforms.json_expand import JsonExpander
 from connector.transforms.logical_router import ByLogicalTableRouter
 from connector.transforms.outbox import AdditionalField, EventRouter, InvalidOperation
 from connector.transforms.reshape import ExtractField, HoistField, MaskField, SetSchemaMetadata, ValueToKey
-from connector.transforms.routing import (Filter, HasHeaderKey, RecordIsTombstone, RegexRouter, TopicNameMatches,
-                                          java_regex, java_replacement)
+from connector.transforms.changed_fields import ExtractChangedRecordState
+from connector.transforms.routing import (SCHEMA_CHANGE_TYPES, Filter, HasHeaderKey, RecordIsTombstone, RegexRouter,
+                                          SchemaChangeEventFilter, TopicNameMatches, java_regex, java_replacement)
 from connector.transforms.unwrap import DeleteHandling, ExtractNewRecordState, FieldReference
 
 __all__ = ["PREDICATES", "REFUSED_OPTIONS", "REFUSED_PREDICATES", "REFUSED_TRANSFORMS", "TRANSFORMS", "Kind", "short_name"]
@@ -230,7 +232,25 @@ def _header_from(key: bool) -> Kind:
     return Kind({"fields": None, "headers": None, "operation": None, "replace.null.with.default": "true"}, build)
 
 
+def _schema_change_filter(o: Options, codec: HeaderCodec) -> SchemaChangeEventFilter:
+    types = [t.strip() for t in o["schema.change.event.exclude.list"].split(",")]
+    bad = [t for t in types if t not in SCHEMA_CHANGE_TYPES]
+    if bad:
+        raise ValueError(f"schema.change.event.exclude.list: {', '.join(map(repr, bad))} not one of "
+                         f"{', '.join(SCHEMA_CHANGE_TYPES)}")
+    return SchemaChangeEventFilter(frozenset(types))
+
+
+def _changed_state(o: Options, codec: HeaderCodec) -> ExtractChangedRecordState:
+    if codec.format is not HeaderFormat.JSON and (o["header.changed.name"] or o["header.unchanged.name"]):
+        raise ValueError("its list headers are written only with the JSON header converter "
+                         "(debezium.format.header=json, Debezium Server's default)")
+    return ExtractChangedRecordState(o["header.changed.name"] or None, o["header.unchanged.name"] or None, codec)
+
+
 TRANSFORMS: dict[str, Kind] = {
+    "SchemaChangeEventFilter": Kind({"schema.change.event.exclude.list": None}, _schema_change_filter),
+    "ExtractChangedRecordState": Kind({"header.changed.name": "", "header.unchanged.name": ""}, _changed_state),
     "outbox.EventRouter": _OUTBOX,
     "ByLogicalTableRouter": _BY_LOGICAL,
     "MaskField$Key": _mask(True),
@@ -281,8 +301,8 @@ REFUSED_TRANSFORMS: dict[str, str] = {
     "TimestampRouter": ("routes by the record timestamp, which binlog-cdc does not model (its records carry "
                         "none); use RegexRouter, or route downstream"),
     **{name: _KAFKA_LATER for name in (
-        "ExtractChangedRecordState", "HeaderToValue",
-        "TimezoneConverter", "SchemaChangeEventFilter", "partitions.PartitionRouting", "ExtractSchemaToNewRecord",
+        "HeaderToValue",
+        "TimezoneConverter", "partitions.PartitionRouting", "ExtractSchemaToNewRecord",
         "SwapGeometryCoordinates", "tracing.ActivateTracingSpan", "VectorToJsonConverter")},
     DBZ + "Filter": _SCRIPT,
     "ContentBasedRouter": _SCRIPT,

@@ -66,10 +66,12 @@ class Flatten:
         for indices, default in paths:
             node: Any = value
             node_schema = schema
-            for i in indices:
-                if node is None:
+            for depth, i in enumerate(indices):
+                if node is None:  # a null struct: Kafka puts nothing for its leaves
                     break
                 node = as_row(node_schema, node)[i]
                 node_schema = node_schema.fields[i].schema
-            out.append(default if node is None and default is not None else node)
+                if depth == len(indices) - 1 and node is None and default is not None:
+                    node = default  # Struct.get of the leaf
+            out.append(node)
         return self._side.put(record, flat, out)

@@ -14,7 +14,9 @@ from typing import Protocol
 from connector.events.kinds import ConnectRecord
 
 __all__ = ["Filter", "Guarded", "HasHeaderKey", "Predicate", "RecordIsTombstone", "RegexRouter",
-           "TopicNameMatches", "java_regex", "java_replacement"]
+           "SCHEMA_CHANGE_TYPES", "SchemaChangeEventFilter", "TopicNameMatches", "java_regex", "java_replacement"]
+
+SCHEMA_CHANGE_TYPES = ("CREATE", "ALTER", "DROP", "TRUNCATE", "DATABASE")
 
 
 class Predicate(Protocol):
@@ -78,6 +80,35 @@ class Filter:
 
     def apply(self, record: ConnectRecord) -> ConnectRecord | None:
         return None
+
+
+@dataclass(frozen=True)
+class SchemaChangeEventFilter:
+    """Debezium's: drops schema-change records whose first table change has an excluded type (no table
+    change: DATABASE; no tableChanges at all: dropped)."""
+
+    excluded: frozenset[str]
+
+    def apply(self, record: ConnectRecord) -> ConnectRecord | None:
+        schema = record.value_schema
+        if record.value is None or schema is None or not schema.name or not schema.name.endswith(
+                (".SchemaChangeValue", ".SchemaChangeKey")):
+            return record
+        index = next((i for i, f in enumerate(schema.fields) if f.name == "tableChanges"), None)
+        changes = None if index is None else _field(schema, record.value, index)
+        if changes is None:
+            return None
+        if not changes:
+            kind = "DATABASE"
+        else:
+            item = schema.fields[index].schema.items  # type: ignore[index]
+            assert item is not None
+            kind = _field(item, changes[0], next(i for i, f in enumerate(item.fields) if f.name == "type"))
+        return None if kind in self.excluded else record
+
+
+def _field(schema, value, index: int):  # type: ignore[no-untyped-def]
+    return value.get(schema.fields[index].name) if isinstance(value, dict) else value[index]
 
 
 @dataclass(frozen=True)

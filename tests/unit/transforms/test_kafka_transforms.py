@@ -1,0 +1,110 @@
+"""Options and failure paths of ByLogicalTableRouter and the Kafka struct/header transforms that the goldens
+(xform_kafka, xform_kafka-mysql) do not exercise: each either behaves as Kafka/Debezium or stops with one
+line naming the fix."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from connector.events.kinds import ConnectRecord
+from connector.events.records import HeaderFormat
+from connector.serde.connect_schema import ConnectSchema, Type, struct
+from connector.transforms.catalog import TRANSFORMS
+from connector.transforms.headers import HeaderCodec
+
+_I = ConnectSchema(Type.INT32)
+_OI = ConnectSchema(Type.INT32, optional=True, default=7)
+_OS = ConnectSchema(Type.STRING, optional=True)
+KEY = struct("dbserver1.inv.cust_1.Key", [("id", _I)])
+ROW = struct("dbserver1.inv.cust_1.Value", [("id", _I), ("name", _OS), ("n", _OI)], optional=True)
+ENVELOPE = struct("dbserver1.inv.cust_1.Envelope", [("before", ROW), ("after", ROW), ("op", ConnectSchema(Type.STRING))])
+CODEC = HeaderCodec(HeaderFormat.JSON)
+
+
+def build(cls: str, **options: str):
+    kind = TRANSFORMS[cls]
+    return kind.build({**{k: v for k, v in kind.options.items() if v is not None}, **options}, CODEC)
+
+
+def change(before=None, after=(1, "a", None), op="c") -> ConnectRecord:
+    return ConnectRecord("dbserver1.inv.cust_1", None, KEY, [1], ENVELOPE,
+                         [None if before is None else list(before), None if after is None else list(after), op], [])
+
+
+def test_logical_router_without_uniqueness_only_renames() -> None:
+    r = build("ByLogicalTableRouter", **{"topic.regex": r"(.*)\.cust_\d+", "topic.replacement": "$1.customers",
+                                         "key.enforce.uniqueness": "false"})
+    out = r.apply(change())
+    assert out.topic == "dbserver1.inv.customers" and out.key == [1]
+    assert out.key_schema.name == "dbserver1.inv.customers.Key" and [f.name for f in out.key_schema.fields] == ["id"]
+    assert out.value_schema.name == "dbserver1.inv.customers.Envelope"
+    assert out.value_schema.fields[1].schema.name == "dbserver1.inv.customers.Value"
+    assert out.value == change().value  # values are reused unchanged
+
+
+def test_logical_router_default_key_field_is_the_old_topic_and_other_topics_pass() -> None:
+    r = build("ByLogicalTableRouter", **{"topic.regex": r"(.*)\.cust_\d+", "topic.replacement": "$1.customers"})
+    out = r.apply(change())
+    assert out.key == [1, "dbserver1.inv.cust_1"] and out.key_schema.fields[1].name == "__dbz__physicalTableIdentifier"
+    other = ConnectRecord("dbserver1.inv.other", None, KEY, [1], None, None, [])
+    assert r.apply(other) is other
+
+
+def test_logical_router_avro_name_adjustment() -> None:
+    r = build("ByLogicalTableRouter", **{"topic.regex": ".*", "topic.replacement": "a-b.c",
+                                         "schema.name.adjustment.mode": "avro"})
+    assert r.apply(change()).key_schema.name == "a_b.c.Key"
+
+
+def test_mask_field_replacement_and_defaults() -> None:
+    row = struct("r", [("id", _I), ("name", _OS), ("n", _OI)])
+    record = ConnectRecord("t", None, None, None, row, [5, None, None], [])
+    out = build("MaskField$Value", fields="id,name,n", replacement="42").apply(record)
+    # a null stays null, but a null with a default reads as the default first (Struct.get), then is masked
+    assert out.value == [42, None, 42]
+    with pytest.raises(ValueError, match="not a number"):
+        build("MaskField$Value", fields="id", replacement="x").apply(record)
+    assert build("MaskField$Value", fields="n", **{"replace.null.with.default": "false"}).apply(record).value == [5, None, None]
+
+
+def test_transforms_that_kafka_would_make_schemaless_stop_with_the_fix() -> None:
+    tombstone = ConnectRecord("t", None, KEY, [1], None, None, [])
+    for cls, opts in (("HoistField$Value", {"field": "row"}), ("MaskField$Value", {"fields": "id"}),
+                      ("ValueToKey", {"fields": "id"}), ("Flatten$Value", {}),
+                      ("HeaderFrom$Value", {"fields": "id", "headers": "h", "operation": "copy"})):
+        with pytest.raises(ValueError, match="RecordIsTombstone"):
+            build(cls, **opts).apply(tombstone)
+
+
+def test_extract_field_and_set_schema_metadata_pass_a_tombstone() -> None:
+    tombstone = ConnectRecord("t", None, KEY, [1], None, None, [])
+    assert build("ExtractField$Value", field="id").apply(tombstone) is tombstone
+    assert build("SetSchemaMetadata$Value", **{"schema.name": "x"}).apply(tombstone) is tombstone
+    out = build("ExtractField$Key", field="id").apply(tombstone)
+    assert (out.key_schema, out.key) == (_I, 1)
+    with pytest.raises(ValueError, match="Unknown field: nope"):
+        build("ExtractField$Key", field="nope").apply(tombstone)
+
+
+def test_flatten_leaves_of_a_null_struct_are_null_and_become_optional() -> None:
+    out = build("Flatten$Value").apply(change())
+    names = [f.name for f in out.value_schema.fields]
+    assert names == ["before.id", "before.name", "before.n", "after.id", "after.name", "after.n", "op"]
+    assert out.value == [None, None, None, 1, "a", 7, "c"]
+    assert out.value_schema.fields[0].schema.optional and not out.value_schema.optional
+    assert json.loads(out.value_schema.json)["fields"][2]["default"] == 7
+
+
+def test_insert_header_types_its_literal_as_kafka() -> None:
+    for literal, expected in (("42", "int8"), ("300", "int16"), ("true", "boolean"), ("x-y.z", "string")):
+        out = build("InsertHeader", header="h", **{"value.literal": literal}).apply(change())
+        assert json.loads(out.headers[-1][1])["schema"]["type"] == expected
+
+
+def test_changed_record_state_lists_fields_of_updates_only() -> None:
+    r = build("ExtractChangedRecordState", **{"header.changed.name": "c", "header.unchanged.name": "u"})
+    upd = r.apply(change(before=(1, "a", None), after=(1, "b", None), op="u"))
+    assert [json.loads(v)["payload"] for _, v in upd.headers] == [["name"], ["id", "n"]]
+    create = r.apply(change())
+    assert [json.loads(v)["payload"] for _, v in create.headers] == [[], []]
