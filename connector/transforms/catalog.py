@@ -19,6 +19,7 @@ from connector.transforms.json_expand import JsonExpander
 from connector.transforms.logical_router import ByLogicalTableRouter
 from connector.transforms.outbox import AdditionalField, EventRouter, InvalidOperation
 from connector.transforms.reshape import ExtractField, HoistField, MaskField, SetSchemaMetadata, ValueToKey
+from connector.transforms.cast import Cast, parse_spec
 from connector.transforms.changed_fields import ExtractChangedRecordState
 from connector.transforms.routing import (SCHEMA_CHANGE_TYPES, Filter, HasHeaderKey, RecordIsTombstone, RegexRouter,
                                           SchemaChangeEventFilter, TopicNameMatches, java_regex, java_replacement)
@@ -248,7 +249,17 @@ def _changed_state(o: Options, codec: HeaderCodec) -> ExtractChangedRecordState:
     return ExtractChangedRecordState(o["header.changed.name"] or None, o["header.unchanged.name"] or None, codec)
 
 
+def _cast(key: bool) -> Kind:
+    def build(o: Options, codec: HeaderCodec) -> Cast:
+        casts, whole = parse_spec(o["spec"])
+        return Cast(Side(key), casts, whole, _bool("replace.null.with.default", o["replace.null.with.default"]))
+
+    return Kind({"spec": None, "replace.null.with.default": "true"}, build)
+
+
 TRANSFORMS: dict[str, Kind] = {
+    "Cast$Key": _cast(True),
+    "Cast$Value": _cast(False),
     "SchemaChangeEventFilter": Kind({"schema.change.event.exclude.list": None}, _schema_change_filter),
     "ExtractChangedRecordState": Kind({"header.changed.name": "", "header.unchanged.name": ""}, _changed_state),
     "outbox.EventRouter": _OUTBOX,
@@ -296,7 +307,7 @@ _SCRIPT = ("runs Groovy/JavaScript through JSR 223, which a Python connector can
 
 REFUSED_TRANSFORMS: dict[str, str] = {
     **{name: _KAFKA_LATER for name in (
-        "Cast$Key", "Cast$Value", "TimestampConverter$Key",
+        "TimestampConverter$Key",
         "TimestampConverter$Value")},
     "TimestampRouter": ("routes by the record timestamp, which binlog-cdc does not model (its records carry "
                         "none); use RegexRouter, or route downstream"),

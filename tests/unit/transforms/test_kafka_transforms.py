@@ -108,3 +108,29 @@ def test_changed_record_state_lists_fields_of_updates_only() -> None:
     assert [json.loads(v)["payload"] for _, v in upd.headers] == [["name"], ["id", "n"]]
     create = r.apply(change())
     assert [json.loads(v)["payload"] for _, v in create.headers] == [[], []]
+
+
+@pytest.mark.parametrize("value, target, expected", [
+    (300, "int8", 44), (-129, "int8", 127), (1e12, "int32", 2**31 - 1), (float("nan"), "int64", 0),
+    (True, "int16", 1), ("-12", "int32", -12), (" 1.5e1 ", "float64", 15.0), ("TRUE", "boolean", True),
+    (2, "boolean", True), (0.1, "string", "0.1"), (False, "string", "false"), (b"\x00\xff", "string", "AP8="),
+])
+def test_cast_values_as_java(value, target, expected) -> None:
+    from connector.transforms.cast import CAST_TYPES, cast_value
+
+    assert cast_value(None, value, CAST_TYPES[target]) == expected
+
+
+def test_cast_refuses_what_kafka_cannot_cast_and_parses_the_spec() -> None:
+    row = struct("r", [("id", _I), ("name", _OS), ("n", _OI)])
+    record = ConnectRecord("t", None, None, None, row, [5, "x1", None], [])
+    with pytest.raises(ValueError, match="For input string"):
+        build("Cast$Value", spec="name:int32").apply(record)
+    out = build("Cast$Value", spec="n:string,id:float32").apply(record)
+    assert out.value == [5.0, "x1", "7"]  # n: null reads as its default 7, cast to "7"
+    assert json.loads(out.value_schema.json)["fields"][2] == {"type": "string", "optional": True, "default": "7",
+                                                             "field": "n"}
+    with pytest.raises(ValueError, match="only specify a single cast"):
+        build("Cast$Value", spec="string,id:int8")
+    whole = build("Cast$Key", spec="int64").apply(ConnectRecord("t", None, _I, 3, None, None, []))
+    assert (whole.key_schema.type, whole.key) == (Type.INT64, 3)
