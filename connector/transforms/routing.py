@@ -8,10 +8,11 @@ Java regexes are compiled once as Python regexes (the configuration refuses one 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Protocol
 
 from connector.events.kinds import ConnectRecord
+from connector.transforms.structs import with_topic
 
 __all__ = ["Filter", "Guarded", "HasHeaderKey", "Predicate", "RecordIsTombstone", "RegexRouter",
            "SCHEMA_CHANGE_TYPES", "SchemaChangeEventFilter", "TopicNameMatches", "java_regex", "java_replacement"]
@@ -62,16 +63,22 @@ def java_replacement(text: str) -> str:
     return "".join(out)
 
 
-@dataclass(frozen=True)
 class RegexRouter:
-    regex: re.Pattern[str]
-    replacement: str  # already in Python syntax
+    """Topics are few and records many: each topic's outcome is worked out once (`Match.expand` parses the
+    replacement template on every call)."""
+
+    def __init__(self, regex: re.Pattern[str], replacement: str) -> None:
+        self.regex = regex
+        self.replacement = replacement  # already in Python syntax
+        self._topics: dict[str, str | None] = {}
 
     def apply(self, record: ConnectRecord) -> ConnectRecord | None:
-        match = self.regex.fullmatch(record.topic)
-        if match is None:
-            return record
-        return replace(record, topic=match.expand(self.replacement))
+        try:
+            topic = self._topics[record.topic]
+        except KeyError:
+            match = self.regex.fullmatch(record.topic)
+            topic = self._topics[record.topic] = None if match is None else match.expand(self.replacement)
+        return record if topic is None else with_topic(record, topic)
 
 
 @dataclass(frozen=True)
