@@ -50,7 +50,7 @@ __all__ = [
     "BinlogCdcError", "TerminalError", "RetriableError",
     "ConfigError",
     "SourceError", "ServerSetupError", "BinlogDecodeError", "SourceConnectionError",
-    "SchemaError", "UnsupportedBinlogColumn",
+    "SchemaError", "UnsupportedBinlogColumn", "TransformError",
     "SinkError", "KafkaWriterError", "KafkaConfigError", "KafkaDeliveryError", "KafkaTransactionFatal",
     "KafkaWriterClosed", "KafkaBackpressureTimeout", "KafkaWriterInterrupted", "KafkaTransactionAborted",
     "SchemaRegistryError", "IncompatibleSchemaError", "SchemaRegistryUnavailable",
@@ -184,6 +184,11 @@ class UnsupportedBinlogColumn(SchemaError):
 
 
 # ---------------------------------------------------------------- sink (Kafka)
+
+
+class TransformError(TerminalError):
+    """A configured transform cannot handle a record, where Debezium's transform fails and stops the task
+    too; the record and the ones after it are read again at the next start."""
 
 
 class SinkError(BinlogCdcError):

@@ -106,6 +106,7 @@ class EventRouter:
         self._envelopes = PerSchema(self._envelope)
         self._by_payload: dict[ConnectSchema, ConnectSchema] = {}  # Debezium's payloadSchemaCache
         self._by_version: dict[int | None, ConnectSchema] = {}  # Debezium's versionedValueSchema
+        self._topics: dict[str, str] = {}
 
     def _envelope(self, schema: ConnectSchema | None) -> tuple[int, int, _Row] | None:
         if schema is None or not schema.name or not schema.name.endswith(".Envelope"):
@@ -195,8 +196,10 @@ class EventRouter:
         elif self._headers_only:
             value_schema, value = payload_schema, payload
         key, key_schema = self._get(row, plan, self._key, "event key (table.field.event.key)")
-        match = self._regex.fullmatch(route_value)
-        topic = match.expand(self._replacement) if match else route_value
+        topic = self._topics.get(route_value)
+        if topic is None:  # each route value's topic worked out once (expand parses its template per call)
+            match = self._regex.fullmatch(route_value)
+            topic = self._topics[route_value] = match.expand(self._replacement) if match else route_value
         return replace(record, topic=topic, partition=partition, key_schema=key_schema, key=key,
                        value_schema=value_schema, value=value, headers=headers)
 
