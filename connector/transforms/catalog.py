@@ -20,6 +20,7 @@ from connector.transforms.logical_router import ByLogicalTableRouter
 from connector.transforms.outbox import AdditionalField, EventRouter, InvalidOperation
 from connector.transforms.reshape import ExtractField, HoistField, MaskField, SetSchemaMetadata, ValueToKey
 from connector.transforms.cast import Cast, parse_spec
+from connector.transforms.timestamps import TARGETS, TimestampConverter, compile_format
 from connector.transforms.changed_fields import ExtractChangedRecordState
 from connector.transforms.routing import (SCHEMA_CHANGE_TYPES, Filter, HasHeaderKey, RecordIsTombstone, RegexRouter,
                                           SchemaChangeEventFilter, TopicNameMatches, java_regex, java_replacement)
@@ -257,7 +258,26 @@ def _cast(key: bool) -> Kind:
     return Kind({"spec": None, "replace.null.with.default": "true"}, build)
 
 
+def _timestamp(key: bool) -> Kind:
+    def build(o: Options, codec: HeaderCodec) -> TimestampConverter:
+        target = o["target.type"].strip()
+        if target not in TARGETS:
+            raise ValueError(f"target.type={target!r} must be one of {', '.join(TARGETS)}")
+        precision = _choice("unix.precision", o["unix.precision"], ("seconds", "milliseconds", "microseconds",
+                                                                     "nanoseconds"))
+        if target == "string" and not o["format"]:
+            raise ValueError("TimestampConverter requires format option to be specified when using string timestamps")
+        return TimestampConverter(Side(key), o["field"] or None, target,
+                                  compile_format(o["format"]) if o["format"] else None, precision,
+                                  _bool("replace.null.with.default", o["replace.null.with.default"]))
+
+    return Kind({"field": "", "target.type": None, "format": "", "unix.precision": "milliseconds",
+                 "replace.null.with.default": "true"}, build)
+
+
 TRANSFORMS: dict[str, Kind] = {
+    "TimestampConverter$Key": _timestamp(True),
+    "TimestampConverter$Value": _timestamp(False),
     "Cast$Key": _cast(True),
     "Cast$Value": _cast(False),
     "SchemaChangeEventFilter": Kind({"schema.change.event.exclude.list": None}, _schema_change_filter),
@@ -306,9 +326,6 @@ _SCRIPT = ("runs Groovy/JavaScript through JSR 223, which a Python connector can
            "RecordIsTombstone), or filter/route downstream")
 
 REFUSED_TRANSFORMS: dict[str, str] = {
-    **{name: _KAFKA_LATER for name in (
-        "TimestampConverter$Key",
-        "TimestampConverter$Value")},
     "TimestampRouter": ("routes by the record timestamp, which binlog-cdc does not model (its records carry "
                         "none); use RegexRouter, or route downstream"),
     **{name: _KAFKA_LATER for name in (

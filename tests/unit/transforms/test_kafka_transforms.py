@@ -134,3 +134,26 @@ def test_cast_refuses_what_kafka_cannot_cast_and_parses_the_spec() -> None:
         build("Cast$Value", spec="string,id:int8")
     whole = build("Cast$Key", spec="int64").apply(ConnectRecord("t", None, _I, 3, None, None, []))
     assert (whole.key_schema.type, whole.key) == (Type.INT64, 3)
+
+
+def test_simple_date_format_subset() -> None:
+    import datetime as dt
+
+    from connector.transforms.timestamps import compile_format
+
+    t = dt.datetime(2024, 3, 9, 0, 5, 7, 89000)
+    assert compile_format("yyyy-MM-dd'T'HH:mm:ss.SSSX z Z")(t) == "2024-03-09T00:05:07.089Z UTC +0000"
+    assert compile_format("h:mm a, EEEE d MMMM yy, k K S ''")(t) == "12:05 AM, Saturday 9 March 24, 24 0 89 '"
+    with pytest.raises(ValueError, match="letter 'w' is not implemented"):
+        compile_format("ww")
+
+
+def test_timestamp_converter_refusals() -> None:
+    with pytest.raises(ValueError, match="requires format option"):
+        build("TimestampConverter$Value", field="a", **{"target.type": "string"})
+    with pytest.raises(ValueError, match="target.type='date' must be one of"):
+        build("TimestampConverter$Value", field="a", **{"target.type": "date"})
+    row = struct("r", [("id", _I), ("s", _OS)])
+    with pytest.raises(ValueError, match="string input"):
+        build("TimestampConverter$Value", field="s", **{"target.type": "unix"}).apply(
+            ConnectRecord("t", None, None, None, row, [1, "2024"], []))
