@@ -1,7 +1,7 @@
 """Known Debezium / Kafka Connect properties whose behaviour binlog-cdc does not implement, as data.
 
 Setting one stops the start with a problem naming it and saying what to do instead: a silently ignored
-property is a wrong result (a configured `converters=boolean` would still emit TINYINT(1) as int16).
+property is a wrong result (a configured `post.processors=reselector` would still emit the unchanged rows).
 A value equal to Debezium's default asks for nothing, so it is accepted where listed in `allowed`.
 `transforms.*` and `predicates.*` are checked class by class in connector/transforms/config.py.
 """
@@ -29,9 +29,6 @@ _SIGNALS = ("only the source signal channel (signal.data.collection) with increm
             "implemented; remove it")
 
 REFUSALS: tuple[Refusal, ...] = (
-    Refusal(r"converters(\..+)?", "custom converters (TinyIntOneToBooleanConverter, JdbcSinkDataTypesConverter, "
-            "ZeroDateFallbackConverter, ...) are not implemented; remove converters and converters.* (columns keep "
-            "Debezium's default representation) or convert downstream"),
     Refusal(r"post\.processors(\..+)?", "post processors (e.g. ReselectColumnsPostProcessor) are not implemented; "
             "remove post.processors and post.processors.*"),
     Refusal(r"notification\..+", "notifications (sink, log, JMX channels) are not implemented; remove it"),

@@ -37,6 +37,8 @@ from connector.converters.base import (
     ValueSettings,
     base_type_name,
 )
+from connector.config.custom_converters import matching_rule
+from connector.converters.tinyint_bool import boolean_kind
 from schema_history.model import Column, Table
 
 __all__ = ["resolve", "unusable_column", "ColumnConverter", "ValueSettings", "UnsupportedColumnType",
@@ -86,11 +88,14 @@ _FAMILIES: dict[str, Factory] = {
 }
 
 
-def resolve(column: Column, settings: ValueSettings, lenient_defaults: bool = False) -> ColumnConverter:
+def resolve(column: Column, settings: ValueSettings, lenient_defaults: bool = False,
+            table: str | None = None) -> ColumnConverter:
     """The column's converter. A DDL default its type cannot take raises `DefaultValueError`, or with
     `lenient_defaults` leaves the field without a default (the schema tracker has already warned: the
     row path must never fail on a table the history accepted)."""
     factory = _FAMILIES.get(base_type_name(column))
+    if settings.tinyint_boolean and matching_rule(settings.tinyint_boolean, table, column):
+        factory = lambda c, s: boolean_kind(c)  # noqa: E731 - converters=... TinyIntOneToBooleanConverter
     if factory is None:
         raise UnsupportedColumnType(
             f"column {column.name!r}: type {column.type_name!r} has no converter; "
@@ -120,7 +125,7 @@ def unusable_column(table: Table, settings: ValueSettings) -> str | None:
     """Why a column of `table` cannot be converted as declared (unknown type, unconvertible default), or None."""
     for column in table.columns:
         try:
-            resolve(column, settings)
+            resolve(column, settings, table=f"{table.id.database}.{table.id.table}")
         except (DefaultValueError, UnsupportedColumnType) as exc:
             return str(exc)
     return None

@@ -224,7 +224,8 @@ class TableSchemaBuilder:
         # Debezium names the schemas after the (sanitized) data topic: recordSchemaPrefix = dataChangeTopic
         name_base = adjust_schema_name(sanitize_topic_name(f"{self.topic_prefix}.{table.id.database}.{table.id.table}"),
                                        self.schema_name_mode)
-        converters = tuple(resolve(c, self.settings, lenient_defaults=True) for c in table.columns)
+        qualified = f"{table.id.database}.{table.id.table}"  # what converters' selectors match
+        converters = tuple(resolve(c, self.settings, lenient_defaults=True, table=qualified) for c in table.columns)
         field_names = [adjust_field_name(c.name, self.field_name_mode) for c in table.columns]
         value_schemas = [
             _with_source_type(conv.schema, col)

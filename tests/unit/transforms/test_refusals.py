@@ -62,11 +62,24 @@ def test_a_refused_property_at_its_debezium_default_asks_for_nothing() -> None:
                                                       "set tasks.max=1"]
 
 
-@pytest.mark.parametrize("name", ["converters", "post.processors", "notification.enabled.channels",
+@pytest.mark.parametrize("name", ["post.processors", "notification.enabled.channels",
                                   "signal.kafka.topic", "signal.file"])
 def test_issue_16_families_stop_the_start_by_name(name: str) -> None:
     problems = settings_problems({f"debezium.source.{name}": "x"})
     assert len(problems) == 1 and problems[0].startswith(f"{name}=x: ")
+
+
+@pytest.mark.parametrize("extra, expected", [
+    ({"converters": "x"}, "x.type='': required (converters lists x)"),
+    ({"converters": "x", "x.type": "io.debezium.connector.binlog.converters.ZeroDateFallbackConverter"},
+     "x.type='io.debezium.connector.binlog.converters.ZeroDateFallbackConverter': JdbcSinkDataTypesConverter, "
+     "ZeroDateFallbackConverter and other custom converters are not implemented"),
+    ({"converters": "b", "b.type": "io.debezium.connector.binlog.converters.TinyIntOneToBooleanConverter",
+      "b.lenght.checker": "false"}, "b.lenght.checker: not an option of TinyIntOneToBooleanConverter"),
+])
+def test_custom_converters_other_than_tinyint_boolean_stop_the_start_by_name(extra, expected) -> None:
+    problems = settings_problems({f"debezium.source.{k}": v for k, v in extra.items()})
+    assert len(problems) == 1 and problems[0].startswith(expected), problems
 
 
 def test_every_refusal_says_what_to_do() -> None:
