@@ -21,6 +21,7 @@ from connector.transforms.outbox import AdditionalField, EventRouter, InvalidOpe
 from connector.transforms.reshape import ExtractField, HoistField, MaskField, SetSchemaMetadata, ValueToKey
 from connector.transforms.cast import Cast, parse_spec
 from connector.transforms.timestamps import TARGETS, TimestampConverter, compile_format
+from connector.transforms.header_to_value import HeaderToValue
 from connector.transforms.changed_fields import ExtractChangedRecordState
 from connector.transforms.routing import (SCHEMA_CHANGE_TYPES, Filter, HasHeaderKey, RecordIsTombstone, RegexRouter,
                                           SchemaChangeEventFilter, TopicNameMatches, java_regex, java_replacement)
@@ -275,7 +276,17 @@ def _timestamp(key: bool) -> Kind:
                  "replace.null.with.default": "true"}, build)
 
 
+def _header_to_value(o: Options, codec: HeaderCodec) -> HeaderToValue:
+    if codec.format is not HeaderFormat.JSON:
+        raise ValueError("headers are read back only from the JSON header converter (debezium.format.header=json, "
+                         "Debezium Server's default)")
+    operation = _choice("operation", o["operation"], ("move", "copy"))
+    return HeaderToValue(_nonempty_list("headers", o["headers"]), _nonempty_list("fields", o["fields"]),
+                         operation == "move")
+
+
 TRANSFORMS: dict[str, Kind] = {
+    "HeaderToValue": Kind({"headers": None, "fields": None, "operation": None}, _header_to_value),
     "TimestampConverter$Key": _timestamp(True),
     "TimestampConverter$Value": _timestamp(False),
     "Cast$Key": _cast(True),
@@ -329,7 +340,6 @@ REFUSED_TRANSFORMS: dict[str, str] = {
     "TimestampRouter": ("routes by the record timestamp, which binlog-cdc does not model (its records carry "
                         "none); use RegexRouter, or route downstream"),
     **{name: _KAFKA_LATER for name in (
-        "HeaderToValue",
         "TimezoneConverter", "partitions.PartitionRouting", "ExtractSchemaToNewRecord",
         "SwapGeometryCoordinates", "tracing.ActivateTracingSpan", "VectorToJsonConverter")},
     DBZ + "Filter": _SCRIPT,

@@ -157,3 +157,20 @@ def test_timestamp_converter_refusals() -> None:
     with pytest.raises(ValueError, match="string input"):
         build("TimestampConverter$Value", field="s", **{"target.type": "unix"}).apply(
             ConnectRecord("t", None, None, None, row, [1, "2024"], []))
+
+
+def test_header_to_value_reads_json_headers_back_and_refuses_nested_fields() -> None:
+    from connector.transforms.header_to_value import decode_json_header
+
+    raw = CODEC.encode(struct("s", [("a", _OI), ("b", ConnectSchema(Type.BYTES, optional=True))]), [None, b"\x01"])
+    schema, value = decode_json_header(raw)
+    assert schema.name == "s" and schema.fields[0].schema.default == 7 and value == [7, b"\x01"]
+    assert decode_json_header(None) == (None, None)
+    with pytest.raises(ValueError, match="nested field names"):
+        build("HeaderToValue", headers="h", fields="a.b", operation="copy")
+    row = struct("r", [("id", _I)])
+    record = ConnectRecord("t", None, None, None, row, [1], [("x", b"{}"), ("h", CODEC.encode(_I, 5))])
+    out = build("HeaderToValue", headers="h", fields="f", operation="move").apply(record)
+    assert out.value == [1, 5] and [k for k, _ in out.headers] == ["x"]
+    plain = ConnectRecord("t", None, None, None, row, [1], [("x", b"{}")])
+    assert build("HeaderToValue", headers="h", fields="f", operation="copy").apply(plain) is plain
