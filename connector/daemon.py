@@ -131,7 +131,7 @@ def value_settings(settings: Settings) -> ValueSettings:
         binary_mode=ev.binary_handling_mode,
         include_schema_comments=ev.include_schema_comments,
         enable_time_adjuster=ev.enable_time_adjuster,
-        tinyint_boolean=ev.tinyint_boolean,
+        custom_converters=ev.custom_converters,
     )
 
 

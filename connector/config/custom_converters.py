@@ -1,9 +1,11 @@
-"""`converters=<name>` with `<name>.type=...TinyIntOneToBooleanConverter`, `<name>.selector`,
-`<name>.length.checker`, checked at start into rules (the values: connector/converters/tinyint_bool.py).
+"""`converters=<name>,...` with `<name>.type=` Debezium's `TinyIntOneToBooleanConverter` (`selector`,
+`length.checker`) or `JdbcSinkDataTypesConverter` (`selector.boolean`, `selector.real`,
+`selector.string`, `treat.real.as.double`), checked at start into rules (the values:
+connector/converters/tinyint_bool.py, jdbc_sink.py). Selectors are comma-separated regexes on
+`db.table.column` (full match, case-insensitive). Other custom converters are refused by name.
 
-A column converts when its type is TINYINT or TINYINT UNSIGNED, its length is 1 (unless
-`length.checker=false`), and `selector` (comma-separated regexes on `db.table.column`, full match,
-case-insensitive; none = every column) matches. Other custom converters are refused by name.
+TinyIntOneToBoolean takes a column when its type is TINYINT or TINYINT UNSIGNED, its length is 1 (unless
+`length.checker=false`) and its selector matches (no selector: every column).
 """
 
 from __future__ import annotations
@@ -13,13 +15,17 @@ from dataclasses import dataclass
 
 from schema_history.model import Column
 
-__all__ = ["CONVERTER_TYPES", "TinyIntBooleanRule", "custom_converters", "matching_rule"]
+__all__ = ["CONVERTER_TYPES", "JdbcSinkRule", "Rule", "TinyIntBooleanRule", "converter_target", "custom_converters"]
 
-CONVERTER_TYPES = ("io.debezium.connector.binlog.converters.TinyIntOneToBooleanConverter",
-                   "io.debezium.connector.mysql.converters.TinyIntOneToBooleanConverter")
-_OPTIONS = ("type", "selector", "length.checker")
-_REFUSED = ("JdbcSinkDataTypesConverter, ZeroDateFallbackConverter and other custom converters are not implemented; "
-            "use io.debezium.connector.binlog.converters.TinyIntOneToBooleanConverter or remove the converter")
+_BINLOG, _MYSQL = "io.debezium.connector.binlog.converters.", "io.debezium.connector.mysql.converters."
+TINYINT = "TinyIntOneToBooleanConverter"
+JDBC_SINK = "JdbcSinkDataTypesConverter"
+CONVERTER_TYPES = {p + c: c for p in (_BINLOG, _MYSQL) for c in (TINYINT, JDBC_SINK)}
+_OPTIONS = {TINYINT: ("selector", "length.checker"),
+            JDBC_SINK: ("selector.boolean", "selector.real", "selector.string", "treat.real.as.double")}
+_REFUSED = ("ZeroDateFallbackConverter and other custom converters are not implemented; use "
+            "io.debezium.connector.binlog.converters.TinyIntOneToBooleanConverter or JdbcSinkDataTypesConverter, or "
+            "remove the converter")
 
 
 @dataclass(frozen=True)
@@ -27,42 +33,89 @@ class TinyIntBooleanRule:
     selectors: tuple[re.Pattern[str], ...]  # empty: every column
     length_checker: bool = True
 
-    def matches(self, table: str, column: Column) -> bool:
+    def target(self, table: str, column: Column) -> str | None:
         if column.type_name.upper() not in ("TINYINT", "TINYINT UNSIGNED"):
-            return False
+            return None
         if self.length_checker and column.length != 1:
-            return False
+            return None
         qualified = f"{table}.{column.name}"
-        return not self.selectors or any(p.fullmatch(qualified) for p in self.selectors)
+        return "tinyint_boolean" if not self.selectors or any(p.fullmatch(qualified) for p in self.selectors) else None
+
+    def matches(self, table: str, column: Column) -> bool:
+        return self.target(table, column) is not None
 
 
-def custom_converters(raw: dict[str, str], problems: list[str]) -> tuple[TinyIntBooleanRule, ...]:
+@dataclass(frozen=True)
+class JdbcSinkRule:
+    """Any column type a selector names (an empty selector names none), tried boolean, real, string."""
+
+    boolean: tuple[re.Pattern[str], ...]
+    real: tuple[re.Pattern[str], ...]
+    string: tuple[re.Pattern[str], ...]
+    real_as_double: bool = True
+
+    def target(self, table: str, column: Column) -> str | None:
+        qualified = f"{table}.{column.name}"
+        for name, patterns in (("boolean", self.boolean), ("real", self.real), ("string", self.string)):
+            if any(p.fullmatch(qualified) for p in patterns):
+                return "real_double" if name == "real" and self.real_as_double else (
+                    "real_float" if name == "real" else name)
+        return None
+
+
+Rule = TinyIntBooleanRule | JdbcSinkRule
+
+
+def _selectors(raw: dict[str, str], key: str, problems: list[str]) -> tuple[re.Pattern[str], ...] | None:
+    try:
+        return tuple(re.compile(p.strip(), re.IGNORECASE) for p in (raw.get(key) or "").split(",") if p.strip())
+    except re.error as exc:
+        problems.append(f"{key}: not a regular expression ({exc})")
+        return None
+
+
+def _flag(raw: dict[str, str], key: str, default: str, problems: list[str]) -> bool | None:
+    text = (raw.get(key) or default).strip().lower()
+    if text not in ("true", "false"):
+        # Boolean.parseBoolean takes anything else as false; a typo should not silently change columns
+        problems.append(f"{key}={text!r} must be true or false")
+        return None
+    return text == "true"
+
+
+def custom_converters(raw: dict[str, str], problems: list[str]) -> tuple[Rule, ...]:
     """`converters` and each `<name>.*`, checked; problems name the property and the fix."""
     names = [n.strip() for n in (raw.get("converters") or "").split(",") if n.strip()]
-    rules = []
+    rules: list[Rule] = []
     for name in names:
-        kind = (raw.get(f"{name}.type") or "").strip()
-        if kind not in CONVERTER_TYPES:
-            problems.append(f"{name}.type={kind!r}: " + (_REFUSED if kind else f"required (converters lists {name})"))
+        kind = CONVERTER_TYPES.get((raw.get(f"{name}.type") or "").strip())
+        if kind is None:
+            given = (raw.get(f"{name}.type") or "").strip()
+            problems.append(f"{name}.type={given!r}: " + (_REFUSED if given else f"required (converters lists {name})"))
             continue
         for key in raw:
-            if key.startswith(name + ".") and key[len(name) + 1:] not in _OPTIONS:
-                problems.append(f"{key}: not an option of TinyIntOneToBooleanConverter (options: selector, "
-                                "length.checker); remove it")
-        checker = (raw.get(f"{name}.length.checker") or "true").strip().lower()
-        if checker not in ("true", "false"):
-            # Boolean.parseBoolean takes anything else as false; a typo should not silently convert every TINYINT
-            problems.append(f"{name}.length.checker={checker!r} must be true or false")
+            option = key[len(name) + 1:]
+            if key.startswith(name + ".") and option != "type" and option not in _OPTIONS[kind]:
+                problems.append(f"{key}: not an option of {kind} (options: {', '.join(_OPTIONS[kind])}); remove it")
+        if kind == TINYINT:
+            checker = _flag(raw, f"{name}.length.checker", "true", problems)
+            selectors = _selectors(raw, f"{name}.selector", problems)
+            if checker is not None and selectors is not None:
+                rules.append(TinyIntBooleanRule(selectors, checker))
             continue
-        try:
-            selectors = tuple(re.compile(p.strip(), re.IGNORECASE)
-                              for p in (raw.get(f"{name}.selector") or "").split(",") if p.strip())
-        except re.error as exc:
-            problems.append(f"{name}.selector: not a regular expression ({exc})")
-            continue
-        rules.append(TinyIntBooleanRule(selectors, checker == "true"))
+        picked = [_selectors(raw, f"{name}.selector.{t}", problems) for t in ("boolean", "real", "string")]
+        as_double = _flag(raw, f"{name}.treat.real.as.double", "true", problems)
+        if as_double is not None and all(p is not None for p in picked):
+            rules.append(JdbcSinkRule(picked[0], picked[1], picked[2], as_double))  # type: ignore[arg-type]
     return tuple(rules)
 
 
-def matching_rule(rules: tuple[TinyIntBooleanRule, ...], table: str | None, column: Column) -> bool:
-    return table is not None and any(r.matches(table, column) for r in rules)
+def converter_target(rules: tuple[Rule, ...], table: str | None, column: Column) -> str | None:
+    """What the first converter that takes the column makes of it (Debezium asks them in `converters` order)."""
+    if table is None:
+        return None
+    for rule in rules:
+        target = rule.target(table, column)
+        if target is not None:
+            return target
+    return None

@@ -11,7 +11,7 @@ from typing import Any
 
 from connector.config import modes
 from connector.config.families import ColumnMapperSettings, column_mappers, select_overrides
-from connector.config.custom_converters import TinyIntBooleanRule, custom_converters
+from connector.config.custom_converters import Rule, custom_converters
 from connector.config.fields import BY_NAME, FIELDS
 from connector.config.registry import RegistryAccess
 from connector.config.secret import Secret
@@ -116,7 +116,7 @@ class EventSettings:
     column_propagate_source_type: tuple[str, ...] = ()
     datatype_propagate_source_type: tuple[str, ...] = ()
     column_mappers: tuple[ColumnMapperSettings, ...] = ()  # in property order
-    tinyint_boolean: tuple[TinyIntBooleanRule, ...] = ()  # converters=... TinyIntOneToBooleanConverter
+    custom_converters: tuple[Rule, ...] = ()  # converters=... (TinyIntOneToBoolean, JdbcSinkDataTypes)
 
 
 @dataclass(frozen=True)
@@ -317,7 +317,7 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         column_propagate_source_type=r.get("column.propagate.source.type") or (),
         datatype_propagate_source_type=r.get("datatype.propagate.source.type") or (),
         column_mappers=column_mappers(raw, r.problems),
-        tinyint_boolean=custom_converters(raw, r.problems),
+        custom_converters=custom_converters(raw, r.problems),
     )
     topics = TopicSettings(
         prefix=prefix,

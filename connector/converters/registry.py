@@ -37,7 +37,8 @@ from connector.converters.base import (
     ValueSettings,
     base_type_name,
 )
-from connector.config.custom_converters import matching_rule
+from connector.config.custom_converters import converter_target
+from connector.converters.jdbc_sink import jdbc_sink_kind
 from connector.converters.tinyint_bool import boolean_kind
 from schema_history.model import Column, Table
 
@@ -94,8 +95,10 @@ def resolve(column: Column, settings: ValueSettings, lenient_defaults: bool = Fa
     `lenient_defaults` leaves the field without a default (the schema tracker has already warned: the
     row path must never fail on a table the history accepted)."""
     factory = _FAMILIES.get(base_type_name(column))
-    if settings.tinyint_boolean and matching_rule(settings.tinyint_boolean, table, column):
-        factory = lambda c, s: boolean_kind(c)  # noqa: E731 - converters=... TinyIntOneToBooleanConverter
+    target = converter_target(settings.custom_converters, table, column) if settings.custom_converters else None
+    if target is not None:  # converters=...: Debezium's custom converters take the column over
+        factory = (lambda c, s: boolean_kind(c)) if target == "tinyint_boolean" else (  # noqa: E731
+            lambda c, s: jdbc_sink_kind(c, target))
     if factory is None:
         raise UnsupportedColumnType(
             f"column {column.name!r}: type {column.type_name!r} has no converter; "

@@ -72,12 +72,14 @@ def test_issue_16_families_stop_the_start_by_name(name: str) -> None:
 @pytest.mark.parametrize("extra, expected", [
     ({"converters": "x"}, "x.type='': required (converters lists x)"),
     ({"converters": "x", "x.type": "io.debezium.connector.binlog.converters.ZeroDateFallbackConverter"},
-     "x.type='io.debezium.connector.binlog.converters.ZeroDateFallbackConverter': JdbcSinkDataTypesConverter, "
-     "ZeroDateFallbackConverter and other custom converters are not implemented"),
+     "x.type='io.debezium.connector.binlog.converters.ZeroDateFallbackConverter': ZeroDateFallbackConverter and "
+     "other custom converters are not implemented"),
+    ({"converters": "j", "j.type": "io.debezium.connector.binlog.converters.JdbcSinkDataTypesConverter",
+      "j.selector": "x"}, "j.selector: not an option of JdbcSinkDataTypesConverter"),
     ({"converters": "b", "b.type": "io.debezium.connector.binlog.converters.TinyIntOneToBooleanConverter",
       "b.lenght.checker": "false"}, "b.lenght.checker: not an option of TinyIntOneToBooleanConverter"),
 ])
-def test_custom_converters_other_than_tinyint_boolean_stop_the_start_by_name(extra, expected) -> None:
+def test_unimplemented_custom_converters_and_options_stop_the_start_by_name(extra, expected) -> None:
     problems = settings_problems({f"debezium.source.{k}": v for k, v in extra.items()})
     assert len(problems) == 1 and problems[0].startswith(expected), problems
 
