@@ -71,9 +71,11 @@ def test_issue_16_families_stop_the_start_by_name(name: str) -> None:
 
 @pytest.mark.parametrize("extra, expected", [
     ({"converters": "x"}, "x.type='': required (converters lists x)"),
-    ({"converters": "x", "x.type": "io.debezium.connector.binlog.converters.ZeroDateFallbackConverter"},
-     "x.type='io.debezium.connector.binlog.converters.ZeroDateFallbackConverter': ZeroDateFallbackConverter and "
-     "other custom converters are not implemented"),
+    ({"converters": "x", "x.type": "com.acme.MyConverter"},
+     "x.type='com.acme.MyConverter': only Debezium's TinyIntOneToBooleanConverter, JdbcSinkDataTypesConverter and "
+     "ZeroDateFallbackConverter"),
+    ({"converters": "z", "z.type": "io.debezium.connector.binlog.converters.ZeroDateFallbackConverter",
+      "z.fallback.datetime": "1970-01-01T00:00"}, "z.fallback.datetime='1970-01-01T00:00': binlog-cdc takes"),
     ({"converters": "j", "j.type": "io.debezium.connector.binlog.converters.JdbcSinkDataTypesConverter",
       "j.selector": "x"}, "j.selector: not an option of JdbcSinkDataTypesConverter"),
     ({"converters": "b", "b.type": "io.debezium.connector.binlog.converters.TinyIntOneToBooleanConverter",
