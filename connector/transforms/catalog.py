@@ -22,6 +22,7 @@ from connector.transforms.reshape import ExtractField, HoistField, MaskField, Se
 from connector.transforms.cast import Cast, parse_spec
 from connector.transforms.timestamps import TARGETS, TimestampConverter, compile_format
 from connector.transforms.header_to_value import HeaderToValue
+from connector.transforms.partition_routing import PartitionRouting
 from connector.transforms.changed_fields import ExtractChangedRecordState
 from connector.transforms.routing import (SCHEMA_CHANGE_TYPES, Filter, HasHeaderKey, RecordIsTombstone, RegexRouter,
                                           SchemaChangeEventFilter, TopicNameMatches, java_regex, java_replacement)
@@ -285,7 +286,19 @@ def _header_to_value(o: Options, codec: HeaderCodec) -> HeaderToValue:
                          operation == "move")
 
 
+def _partition_routing(o: Options, codec: HeaderCodec) -> PartitionRouting:
+    num = o["partition.topic.num"].strip()
+    if not num.isdigit() or int(num) < 1:
+        raise ValueError(f"partition.topic.num={num!r} must be a positive integer")
+    if o["partition.hash.function"].strip().lower() != "java":
+        raise ValueError(f"partition.hash.function={o['partition.hash.function']!r}: only java is implemented in "
+                         "binlog-cdc (Debezium takes an unknown name as java); set java")
+    return PartitionRouting(_nonempty_list("partition.payload.fields", o["partition.payload.fields"]), int(num))
+
+
 TRANSFORMS: dict[str, Kind] = {
+    "partitions.PartitionRouting": Kind({"partition.payload.fields": None, "partition.topic.num": None,
+                                         "partition.hash.function": "java"}, _partition_routing),
     "HeaderToValue": Kind({"headers": None, "fields": None, "operation": None}, _header_to_value),
     "TimestampConverter$Key": _timestamp(True),
     "TimestampConverter$Value": _timestamp(False),
@@ -340,7 +353,7 @@ REFUSED_TRANSFORMS: dict[str, str] = {
     "TimestampRouter": ("routes by the record timestamp, which binlog-cdc does not model (its records carry "
                         "none); use RegexRouter, or route downstream"),
     **{name: _KAFKA_LATER for name in (
-        "TimezoneConverter", "partitions.PartitionRouting", "ExtractSchemaToNewRecord",
+        "TimezoneConverter", "ExtractSchemaToNewRecord",
         "SwapGeometryCoordinates", "tracing.ActivateTracingSpan", "VectorToJsonConverter")},
     DBZ + "Filter": _SCRIPT,
     "ContentBasedRouter": _SCRIPT,

@@ -83,6 +83,10 @@ class RunOptions:
     # more topics to create up front with one partition: ones a transform routes to (Tansu would auto-create
     # them with 4 partitions, and a topic's records would then be read back in per-partition order)
     topics: tuple[str, ...] = ()
+    # topics that need more partitions (a transform picks them: PartitionRouting), and whether events.jsonl
+    # then records the partition each record was read from
+    topic_partitions: tuple[tuple[str, int], ...] = ()
+    record_partitions: bool = False
 
 
 @dataclass(frozen=True)
@@ -172,7 +176,8 @@ def _collect(opts: RunOptions, broker: TansuBroker, config: Path, info: dict[str
     topics = broker.topics()
     internal = {OFFSETS_TOPIC, HISTORY_TOPIC}
     records = consume_all(broker.bootstrap_servers, topics)
-    lines = event_lines([r for r in records if r.topic not in internal], avro=registry is not None)
+    lines = event_lines([r for r in records if r.topic not in internal], avro=registry is not None,
+                        partitions=opts.record_partitions)
     if registry is not None:
         write_avro_schemas(out / "avro_schemas.json", registry)
     write_jsonl(out / "events.jsonl", lines)
@@ -237,6 +242,9 @@ def run_workload(opts: RunOptions) -> RunResult:
             info["gtid_executed_after_setup"] = db.gtid_executed()
         topics += [t for t in streamed_topics(workload.sections, cfg.topic_prefix) if t not in topics]
         topics += [t for t in opts.topics if t not in topics]
+        wide = dict(opts.topic_partitions)
+        for count in sorted(set(wide.values())):
+            broker.create_topics([t for t, n in wide.items() if n == count], partitions=count)
         broker.create_topics(topics
                              + ([OFFSETS_TOPIC] if opts.offsets == "kafka" else [])
                              + ([HISTORY_TOPIC] if opts.history == "kafka" else []))

@@ -174,3 +174,21 @@ def test_header_to_value_reads_json_headers_back_and_refuses_nested_fields() -> 
     assert out.value == [1, 5] and [k for k, _ in out.headers] == ["x"]
     plain = ConnectRecord("t", None, None, None, row, [1], [("x", b"{}")])
     assert build("HeaderToValue", headers="h", fields="f", operation="copy").apply(plain) is plain
+
+
+def test_partition_routing_java_hash_codes() -> None:
+    from decimal import Decimal
+
+    from connector.transforms.partition_routing import java_hash
+
+    s, b = ConnectSchema(Type.STRING), ConnectSchema(Type.BOOLEAN)
+    dec = ConnectSchema(Type.BYTES, name="org.apache.kafka.connect.data.Decimal", parameters=(("scale", "2"),))
+    assert java_hash(s, "abc") == 96354 and java_hash(s, "\U0001F600") == 31 * 0xD83D + 0xDE00  # UTF-16 units, as Java
+    assert java_hash(ConnectSchema(Type.INT64), 1 << 32) == 1 and java_hash(ConnectSchema(Type.INT32), -5) == -5
+    assert java_hash(b, True) == 1231 and java_hash(ConnectSchema(Type.FLOAT64), 1.5) == 1073217536
+    assert java_hash(dec, Decimal("1.50")) == 31 * 150 + 2
+    with pytest.raises(ValueError, match="no content hash"):
+        java_hash(ConnectSchema(Type.BYTES), b"x")
+    with pytest.raises(ValueError, match="only java is implemented"):
+        build("partitions.PartitionRouting", **{"partition.payload.fields": "after.id", "partition.topic.num": "3",
+                                                 "partition.hash.function": "murmur"})
