@@ -59,7 +59,7 @@ from snapshot.incremental.source import IncrementalSnapshot
 from snapshot.metrics import SnapshotMetrics
 from snapshot.modes import SnapshotPolicy, policy_for
 from snapshot.plan import SnapshotQueries
-from snapshot.remainder import remainder_context
+from snapshot.remainder import refuse_skip, remainder_context
 
 log = logging.getLogger(__name__)
 
@@ -303,7 +303,7 @@ def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dis
         slot = next((p for p in state.parts if isinstance(p, IncrementalSnapshotSlot)), None)
         context = IncrementalContext.load(dict(slot.values)) if slot is not None else None
         engine = IncrementalSnapshot(connect, signal_table, dispatcher.schema, dispatcher, sig.chunk_size, context,
-                                     read_only=sig.read_only)
+                                     read_only=sig.read_only, on_skip=refuse_skip)
         emitter = SignalingEmitter(inner, state, signal_table, engine)
         engine.connect()  # at start, as Debezium's connection (thread ids come in the same order)
         if engine.context.running:
@@ -405,6 +405,10 @@ class _SnapshotEmitter:
             self._row_done()
 
         return emit_row
+
+    def checkpoint(self, offset: SourceOffset) -> None:
+        self._dispatcher.tracker.observe(offset.to_map())
+        self._housekeeping()
 
     def _row_done(self) -> None:
         self._rows += 1

@@ -24,13 +24,14 @@ import logging
 from typing import Callable, Protocol, Sequence
 
 from connector.binlog.position import SourceOffset
+from connector.errors import ServerSetupError, Where
 from connector.offsets.parts import IncrementalSnapshotSlot
 from schema_history.model import Table, TableId
 from snapshot.incremental.context import Collection, IncrementalContext, java_key_type
 from snapshot.plan import SnapshotQueries, plan_reads
 from snapshot.resume import ResumeInvalid, ResumePoint
 
-__all__ = ["RESUME_CORRELATION_ID", "KnownTables", "remainder_context", "resumed_offset"]
+__all__ = ["RESUME_CORRELATION_ID", "KnownTables", "refuse_skip", "remainder_context", "resumed_offset"]
 
 log = logging.getLogger(__name__)
 
@@ -94,3 +95,16 @@ def resumed_offset(interrupted: SourceOffset, context: IncrementalContext) -> So
     remainder's incremental snapshot keys (so that the first record streamed already says what remains)."""
     slot: IncrementalSnapshotSlot | None = context.slot()
     return interrupted.with_(snapshot=None, parts=(slot,) if slot is not None else ())
+
+
+def refuse_skip(correlation_id: str | None, table_id: TableId, exc: Exception) -> None:
+    """The incremental snapshot's `on_skip`: an ad hoc snapshot skips a table it cannot read, but the remainder
+    of the initial snapshot must not (its rows would be lost): stop with the reason. The offset still says
+    what remains, so the restart after the fix continues it."""
+    if correlation_id != RESUME_CORRELATION_ID:
+        return
+    raise ServerSetupError(
+        f"cannot read the rest of the interrupted initial snapshot in chunks ({exc})",
+        where=Where(table=table_id.dotted()),
+        fix="give the connector's user INSERT on the signal.data.collection table (watermarks) and SELECT on the "
+            "table, then restart; or delete the stored offsets to take the snapshot again from the start") from exc

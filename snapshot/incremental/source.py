@@ -55,7 +55,8 @@ class RowSink(Protocol):
 class IncrementalSnapshot:
     def __init__(self, connect: Callable[[], pymysql.connections.Connection], signal_table: TableId,
                  tables: Tables, sink: RowSink, chunk_size: int, context: IncrementalContext | None = None,
-                 clock_ns: Callable[[], int] = time.time_ns, *, read_only: bool = False) -> None:
+                 clock_ns: Callable[[], int] = time.time_ns, *, read_only: bool = False,
+                 on_skip: Callable[[str | None, TableId, Exception], None] = lambda _id, _table, _exc: None) -> None:
         self._connect = connect
         self._conn: pymysql.connections.Connection | None = None
         self._signal_table = signal_table
@@ -64,6 +65,9 @@ class IncrementalSnapshot:
         self._chunk_size = chunk_size
         self._clock_ns = clock_ns
         self._read_only = read_only
+        # Told before a table is skipped; raising stops streaming instead (a resumed initial snapshot must not
+        # lose a table: snapshot/remainder.py).
+        self._on_skip = on_skip
         self._opened = ""
         self.context = context if context is not None else IncrementalContext()
         self._window: dict[tuple, tuple] = {}
@@ -177,6 +181,7 @@ class IncrementalSnapshot:
                     if self._read_table_chunk(conn, collection):
                         break
                 except (SignalRejected, FilterRejected, TypeError, pymysql.err.MySQLError) as exc:
+                    self._on_skip(context.correlation_id, collection.table, exc)
                     log.warning("incremental snapshot (signal '%s') skips table %s: %s", context.correlation_id,
                                 collection.table.dotted(), exc)
                     if isinstance(exc, pymysql.err.OperationalError):
@@ -184,6 +189,8 @@ class IncrementalSnapshot:
                 context.next_collection()
             self._watermark(conn, "close", "snapshot-window-close")
         except pymysql.err.MySQLError as exc:
+            if context.current is not None:
+                self._on_skip(context.correlation_id, context.current.table, exc)
             log.warning("incremental snapshot (signal '%s'): %s; skipping the table and continuing streaming",
                         context.correlation_id, exc)
             self._close()
