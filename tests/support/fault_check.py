@@ -194,8 +194,7 @@ def check_replays(seen: Sequence[Seen], report: Report) -> None:
             end = start
             while end < len(records) and records[end].run == run:
                 end += 1
-            segment = [s for s in records[start:end] if not _reread(s, read_by)]
-            report.rereads += end - start - len(segment)
+            segment = _changes(records[start:end], read_by, report)
             prefix = 0
             while prefix < len(segment) and segment[prefix].replay_id in where:
                 prefix += 1
@@ -222,14 +221,27 @@ def check_replays(seen: Sequence[Seen], report: Report) -> None:
                     continue
                 where[s.replay_id] = len(unique)
                 unique.append(s.replay_id)
-                if s.op == "r":
-                    read_by[s.replay_id] = s.run
             start = end
 
 
-def _reread(s: Seen, read_by: Mapping[tuple[str, int, str, int], str]) -> bool:
-    """A snapshot read an earlier run sent already (module docstring)."""
-    return s.op == "r" and read_by.get(s.replay_id, s.run) != s.run
+def _changes(segment: Sequence[Seen], read_by: dict[tuple[str, int, str, int], str], report: Report) -> list[Seen]:
+    """The records of one run's segment but its snapshot reads, which are judged here: a read an earlier run
+    sent is a re-read (module docstring), one the same run sent twice a violation."""
+    out = []
+    for s in segment:
+        if s.op != "r":
+            out.append(s)
+            continue
+        first = read_by.get(s.replay_id)
+        if first is None:
+            read_by[s.replay_id] = s.run
+        elif first != s.run:
+            report.rereads += 1
+        else:
+            report.duplicates += 1
+            report.fail(f"duplicate outside a replay window: {s.topic} offset {s.offset} (run {s.run[:8]}) "
+                        f"{s.table} id={s.key} r")
+    return out
 
 
 def split_unfinished(seen: Sequence[Seen], views: Sequence[KillView]) -> tuple[list[Seen], list[Seen]]:

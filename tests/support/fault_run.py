@@ -156,10 +156,10 @@ class FaultRun:
         return not self.plan.exactly_once or status.get("committed_offset") not in (None, self._loaded)
 
     def _committed_in_run(self, status: dict[str, Any]) -> bool:
-        # A snapshot is killed once this run committed an offset: then the restart continues the snapshot
-        # (snapshot/remainder.py), which is what these kills test. Killed before its first commit, a run leaves
-        # no trace but the schema history, and the restart takes a new snapshot, as Debezium (the history then
-        # holds each CREATE twice); not what is checked here.
+        # A snapshot is killed once an offset saying how far it got is committed (the first one is committed
+        # before the first row, snapshot/scan.py): then the restart continues the snapshot (snapshot/remainder.py),
+        # which is what these kills test. Killed before, a run leaves no trace but the schema history, and the
+        # restart takes a new snapshot, as Debezium (the history then holds each CREATE twice); not checked here.
         return status.get("committed_offset") not in (None, self._loaded)
 
     def _kill_in_snapshot(self) -> None:
@@ -170,10 +170,12 @@ class FaultRun:
 
         def ready(st: dict[str, Any]) -> bool:
             if st.get("phase") != "streaming":
-                return self._rows_scanned() >= target and self._committed_in_run(st)
-            if not self._in_remainder(st):
-                return True
-            return st.get("records_acked", 0) >= target and self._committed_in_run(st)
+                committed = st.get("committed_offset") or {}
+                return self._rows_scanned() >= target and "snapshot_resume_table" in committed
+            # whether the remainder is still read shows in this run's committed offsets
+            if not self._committed_in_run(st):
+                return False
+            return not self._in_remainder(st) or st.get("records_acked", 0) >= target
 
         self._wait_progress(ready, "snapshot kill point")
         status = self._status()
@@ -185,7 +187,7 @@ class FaultRun:
 
     def _in_remainder(self, status: dict[str, Any]) -> bool:
         """The committed offset says the rest of an interrupted snapshot is being read (snapshot/remainder.py)."""
-        offset = status.get("committed_offset") or self._loaded or {}
+        offset = status.get("committed_offset") or {}
         return offset.get("incremental_snapshot_correlation_id") == "initial-snapshot-resume"
 
     def _kill_in_streaming(self) -> None:

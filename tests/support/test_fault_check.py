@@ -93,3 +93,14 @@ def test_exactly_once_allows_only_replays_of_unfinished_transactions() -> None:
     repeated = Report()  # B re-sent a record A had committed
     check_exactly_once(recs + [rec(6, "B", 1, "c", 1, 22)], [view], repeated)
     assert [v.split(":")[0] for v in repeated.violations] == ["exactly-once broken"]
+
+
+def test_a_later_run_may_read_a_row_again_where_its_chunk_falls_but_one_run_not_twice() -> None:
+    # run A read key 2 and changed key 1; B replays the change, then its remainder chunk reads key 2 again
+    reread = stream(("A", 2, "r", 2), ("A", 1, "u", 3), ("B", 1, "u", 3), ("B", 2, "r", 4))
+    report = Report()
+    check_replays(reread, report)
+    assert (report.violations, report.rereads, report.replay_windows) == ([], 1, 1)
+    twice = Report()
+    check_replays(stream(("A", 2, "r", 2), ("A", 1, "u", 3), ("A", 2, "r", 4)), twice)
+    assert len(twice.violations) == 1 and "duplicate outside a replay window" in twice.violations[0]
