@@ -23,15 +23,17 @@ from __future__ import annotations
 import logging
 from typing import Callable, Protocol, Sequence
 
+import pymysql
+
 from connector.binlog.position import SourceOffset
-from connector.errors import ServerSetupError, Where
+from connector.errors import RetriableError, ServerSetupError, SourceError, Where
 from connector.offsets.parts import IncrementalSnapshotSlot
 from schema_history.model import Table, TableId
 from snapshot.incremental.context import Collection, IncrementalContext, java_key_type
 from snapshot.plan import SnapshotQueries, plan_reads
 from snapshot.resume import ResumeInvalid, ResumePoint
 
-__all__ = ["RESUME_CORRELATION_ID", "KnownTables", "refuse_skip", "remainder_context", "resumed_offset"]
+__all__ = ["RESUME_CORRELATION_ID", "KnownTables", "RemainderInterrupted", "refuse_skip", "remainder_context", "resumed_offset"]
 
 log = logging.getLogger(__name__)
 
@@ -97,14 +99,35 @@ def resumed_offset(interrupted: SourceOffset, context: IncrementalContext) -> So
     return interrupted.with_(snapshot=None, parts=(slot,) if slot is not None else ())
 
 
+class RemainderInterrupted(SourceError, RetriableError):
+    """The connection dropped while a chunk of the remainder was read. The process ends with the retriable exit
+    code rather than reconnecting in place: the streaming loop's reconnect would replay the binlog without the
+    chunk's watermarks, and the remainder would wait for them forever. The restart continues it."""
+
+
+# Server-side codes of a connection that went away (shutdown, killed, idle timeout); client codes are >= 2000.
+_GONE = (1053, 1927, 4031)
+
+
+def _connection_lost(exc: Exception) -> bool:
+    if isinstance(exc, pymysql.err.InterfaceError):
+        return True
+    code = exc.args[0] if isinstance(exc, pymysql.err.OperationalError) and exc.args else None
+    return isinstance(code, int) and (code >= 2000 or code in _GONE)
+
+
 def refuse_skip(correlation_id: str | None, table_id: TableId, exc: Exception) -> None:
     """The incremental snapshot's `on_skip`: an ad hoc snapshot skips a table it cannot read, but the remainder
     of the initial snapshot must not (its rows would be lost): stop with the reason. The offset still says
     what remains, so the restart after the fix continues it."""
     if correlation_id != RESUME_CORRELATION_ID:
         return
+    where = Where(table=table_id.dotted())
+    if _connection_lost(exc):
+        raise RemainderInterrupted(f"connection lost while reading the rest of the interrupted initial snapshot "
+                                   f"({exc})", where=where,
+                                   fix="restart when the database is reachable: the snapshot continues") from exc
     raise ServerSetupError(
-        f"cannot read the rest of the interrupted initial snapshot in chunks ({exc})",
-        where=Where(table=table_id.dotted()),
+        f"cannot read the rest of the interrupted initial snapshot in chunks ({exc})", where=where,
         fix="give the connector's user INSERT on the signal.data.collection table (watermarks) and SELECT on the "
             "table, then restart; or delete the stored offsets to take the snapshot again from the start") from exc
