@@ -2,7 +2,8 @@
 
 1. Decide how to start (snapshot/start_decision.py) from the stored offset, the schema history, whether the
    stored position can still be read, and `snapshot.mode`; carry the decision out: recover the history and
-   stream, rebuild the history, resume or take the initial snapshot, or refuse with the reason.
+   stream, rebuild the history, resume or take the initial snapshot, or refuse with the reason. Resuming an
+   interrupted snapshot is streaming from its position with the rest read beside it (snapshot/remainder.py).
 2. Stream from the resulting offset until shutdown (`snapshot.mode` permitting).
 Beside streaming it offers two seams for snapshots asked for while running (the signals that ask for them
 are not implemented yet): `run_beside_streaming` (an ad hoc, incremental-style snapshot on a thread of its

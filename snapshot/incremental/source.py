@@ -165,6 +165,18 @@ class IncrementalSnapshot:
             if image is not None:
                 self._window.pop(tuple(image[i] for i in self._key_index), None)
 
+    def schema_changed(self, database: str) -> None:
+        """DDL in the current table's database while a chunk waits for its close watermark: its rows may have been
+        read with the other schema, and its keys located with it; read the chunk again (Debezium's rereadChunk)."""
+        current = self.context.current
+        if current is None or current.table.database != database or not (self._window or self.context.window_open):
+            return
+        log.info("incremental snapshot: schema change in %s while a chunk of %s was open; reading it again",
+                 database, current.table.dotted())
+        self._window.clear()
+        self.context.revert_chunk()
+        self.read_chunk()
+
     # ------------------------------------------------------------ chunks
     def read_chunk(self) -> None:
         context = self.context
@@ -226,8 +238,8 @@ class IncrementalSnapshot:
         try:
             reader.open()
             for batch in reader.chunk():
-                for row in batch:
-                    self._window[tuple(row[i] for i in self._key_index)] = tuple(row)
+                for row in batch:  # keyed by the result's own columns (the schema may lag behind the table)
+                    self._window[tuple(row[i] for i in reader.key_index)] = tuple(row)
         finally:
             reader.close()
         conn.commit()
