@@ -33,7 +33,8 @@ from snapshot.incremental.context import Collection, IncrementalContext, java_ke
 from snapshot.plan import SnapshotQueries, plan_reads
 from snapshot.resume import ResumeInvalid, ResumePoint
 
-__all__ = ["RESUME_CORRELATION_ID", "KnownTables", "RemainderInterrupted", "refuse_skip", "remainder_context", "resumed_offset"]
+__all__ = ["RESUME_CORRELATION_ID", "KnownTables", "RemainderInterrupted", "refuse_skip", "remainder_context",
+           "resumed_offset"]
 
 log = logging.getLogger(__name__)
 
