@@ -69,8 +69,8 @@ def _resumes(p: SnapshotPolicy, i: StartInputs) -> bool:
 # interrupted attempt sent and that was deleted before the new position gets no delete.
 NO_WATERMARKS = ("the initial snapshot was interrupted; resuming it in commit order reads its remainder in chunks "
                  "between watermarks, which needs signal.data.collection (a signal table the connector can write), "
-                 "the source signal channel and read.only=false: taking the snapshot again from the start instead, as Debezium does. "
-                 "Consumers keep rows the first attempt sent that were deleted meanwhile; set "
+                 "the source signal channel and read.only=false: taking the snapshot again from the start instead, "
+                 "as Debezium does. Consumers keep rows the first attempt sent that were deleted meanwhile; set "
                  "signal.data.collection to resume without that")
 
 

@@ -85,7 +85,8 @@ class Report:
     def summary(self) -> dict[str, Any]:
         return {"records": self.records, "runs": self.runs, "duplicates": self.duplicates,
                 "replay_windows": self.replay_windows, "unfinished_txn_records": self.unfinished,
-                "reorders": self.reorders, "rereads": self.rereads, "violations": len(self.violations), "violation_kinds": self.kinds()}
+                "reorders": self.reorders, "rereads": self.rereads, "violations": len(self.violations),
+                "violation_kinds": self.kinds()}
 
 
 def parse_records(records: Iterable[KafkaRecord], tables: Mapping[str, str]) -> list[Seen]:
