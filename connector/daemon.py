@@ -270,7 +270,9 @@ class Daemon:
             self._committer.commit()
 
     def _write_status(self, force: bool = False) -> None:
-        self.stats.phase = self.phase
+        self.stats.phase = self.phase  # the health endpoint reads it, with or without a status file
+        if not force and not self.status.due():
+            return
         reader = self.reader
         self.status.write({
             "phase": self.phase,
