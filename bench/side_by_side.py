@@ -68,6 +68,8 @@ class Timing:
 
 
 def load_reference() -> ModuleType:
+    if not (REFERENCE_DIR / "run_reference.py").is_file():
+        raise SystemExit(f"no reference harness at {REFERENCE_DIR}: set DBZ_REF_DIR to shared/reference")
     sys.path.insert(0, str(REFERENCE_DIR))
     return importlib.import_module("run_reference")
 
