@@ -194,8 +194,11 @@ class Daemon:
         if writer.transactional:
             assert isinstance(offsets, KafkaOffsetStore)
             # One Kafka transaction per commit; at least 100 ms apart so an interval of 0 does not mean one
-            # transaction per binlog event.
-            committer = TransactionalCommitter(tracker, writer, offsets, max(100, s.offsets.flush_interval_ms))
+            # transaction per binlog event. Read-committed consumers see records only when their transaction
+            # commits, so the one-minute offset default does not apply here (Kafka Connect's exactly-once
+            # sources ignore the interval too): unless set, a transaction every 100 ms.
+            interval_ms = s.offsets.flush_interval_ms if s.offsets.flush_interval_set else 0
+            committer = TransactionalCommitter(tracker, writer, offsets, max(100, interval_ms))
             committer.start()
         else:
             committer = OffsetCommitter(tracker, offsets, s.offsets.flush_interval_ms)
