@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """binlog-cdc against the real Debezium 3.6.3, side by side in ONE run, on one private MariaDB 10.11.
 
-    .venv/bin/python bench/side_by_side.py [--rows 350000] [--snapshot-rows 300000] [--only streaming|snapshot]
+    .venv/bin/python bench/side_by_side.py [--rows 350000] [--snapshot-rows 300000] [--only streaming|snapshot] [--runs 3]
 
 Both connectors read the same server (the reference harness's set-up, `Profile.REFERENCE`) with the same
 Debezium settings (topic prefix aside): schema changes on, tombstones on, no transaction metadata, offsets
@@ -19,7 +19,8 @@ through its CLI, writing into a local Tansu broker and counting what Kafka ackno
 What is timed: from the first record to the last one, both taken from the status files each
 connector rewrites about every 100 ms (polled every 20 ms), so neither JVM start-up and class loading nor
 Python's imports count; the time from process start to the last record is reported too (`*_total_s`).
-Only ratios from the same run compare: the machine is shared. The last line of output is one JSON object:
+Only ratios from the same run compare: the machine is shared. `--runs N` repeats both phases on the same
+servers (each run its own databases, topics and offsets) and reports medians. The last line is one JSON object:
 {"streaming_ratio": ..., "snapshot_ratio": ..., "debezium_streaming_s": ..., ...} (ratio = Debezium seconds /
 binlog-cdc seconds, so > 1 means binlog-cdc is faster; `*_cpu_ratio` the same for the CPU seconds each
 connector process used, all threads, start-up included).
@@ -30,6 +31,7 @@ import argparse
 import importlib
 import json
 import os
+import statistics
 import sys
 import tempfile
 import time
@@ -64,7 +66,9 @@ class Timing:
 
     @property
     def seconds(self) -> float:
-        return self.last_s - self.first_s
+        # Both ends come from status files rewritten about every 100 ms: that is the resolution (tiny runs
+        # finish within one update and would otherwise divide by zero).
+        return max(self.last_s - self.first_s, 0.1)
 
 
 def load_reference() -> ModuleType:
@@ -178,31 +182,33 @@ def report(phase: str, rows: int, dbz: Timing, ours: Timing) -> dict[str, Any]:
             f"binlog_cdc_{phase}_cpu_s": round(ours.cpu_s, 1)}
 
 
-def streaming(ref: ModuleType, work: Path, server: MariaDBServer, broker: TansuBroker, rows: int) -> dict:
-    server.run_sql("CREATE DATABASE bench;\n" + STREAMING_TABLE + ";")
-    dbz = Debezium(ref, work, server, "dstream", "bench")
-    ours = Ours(work, server, broker, "ostream", "bench", ["events"])
+def streaming(ref: ModuleType, work: Path, server: MariaDBServer, broker: TansuBroker, rows: int, run: int) -> dict:
+    db = f"bench{run}"  # each run its own database, topics and offsets on the same servers
+    server.run_sql(f"CREATE DATABASE {db};\n" + STREAMING_TABLE.replace("bench.events", f"{db}.events") + ";")
+    dbz = Debezium(ref, work, server, f"dstream{run}", db)
+    ours = Ours(work, server, broker, f"ostream{run}", db, ["events"])
     dbz.prime(server)
     ours.prime()
     sql, inserts, updates, deletes = workload_sql(rows)
     t0 = time.perf_counter()
-    server.run_sql(sql, what="streaming workload")
+    server.run_sql(sql.replace("USE bench;", f"USE {db};", 1), what="streaming workload")
     print(f"streaming: loaded {rows} row changes in {time.perf_counter() - t0:.1f} s", flush=True)
     expected = inserts + updates + 2 * deletes  # every delete is followed by its tombstone
     return report("streaming", rows, dbz.timed(expected), ours.timed(expected))
 
 
-def snapshot(ref: ModuleType, work: Path, server: MariaDBServer, broker: TansuBroker, rows: int) -> dict:
-    parts = ["CREATE DATABASE snap;", SNAPSHOT_TABLE.replace("bench.t", "snap.t") + ";"]
+def snapshot(ref: ModuleType, work: Path, server: MariaDBServer, broker: TansuBroker, rows: int, run: int) -> dict:
+    db = f"snap{run}"
+    parts = [f"CREATE DATABASE {db};", SNAPSHOT_TABLE.replace("bench.t", f"{db}.t") + ";"]
     for start in range(1, rows + 1, 1000):
-        parts.append("INSERT INTO snap.t VALUES "
+        parts.append(f"INSERT INTO {db}.t VALUES "
                      + ",".join(snapshot_row(i) for i in range(start, min(start + 1000, rows + 1))) + ";")
     t0 = time.perf_counter()
-    server.run_sql("\n".join(parts + ["ANALYZE TABLE snap.t;"]), what="snapshot load")
+    server.run_sql("\n".join(parts + [f"ANALYZE TABLE {db}.t;"]), what="snapshot load")
     print(f"snapshot: loaded {rows} rows in {time.perf_counter() - t0:.1f} s", flush=True)
     expected = rows + SNAPSHOT_SCHEMA_RECORDS
-    dbz = Debezium(ref, work, server, "dsnap", "snap").timed(expected)
-    ours = Ours(work, server, broker, "osnap", "snap", ["t"]).timed(expected)
+    dbz = Debezium(ref, work, server, f"dsnap{run}", db).timed(expected)
+    ours = Ours(work, server, broker, f"osnap{run}", db, ["t"]).timed(expected)
     return report("snapshot", rows, dbz, ours)
 
 
@@ -211,21 +217,28 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=350_000, help="streaming row changes")
     parser.add_argument("--snapshot-rows", type=int, default=300_000)
     parser.add_argument("--only", choices=("streaming", "snapshot"))
+    parser.add_argument("--runs", type=int, default=1, help="repeat both phases; the last line has the medians")
     args = parser.parse_args()
     ref = load_reference()
-    out: dict[str, Any] = {}
-    loads = []
+    runs: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="bench-side-by-side-") as tmp:
         work = Path(tmp)
         with MariaDBServer(work / "db", profile=Profile.REFERENCE) as server, TansuBroker(work / "kafka") as broker:
-            if args.only != "snapshot":
-                out.update(streaming(ref, work, server, broker, args.rows))
-                loads.append(os.getloadavg()[0])
-            if args.only != "streaming":
-                out.update(snapshot(ref, work, server, broker, args.snapshot_rows))
-                loads.append(os.getloadavg()[0])
-    out.update(rows=args.rows, snapshot_rows=args.snapshot_rows, cpus=os.cpu_count(), load_avg_1m=loads)
-    print(json.dumps(out))
+            for run in range(args.runs):
+                out: dict[str, Any] = {"load_avg_1m": []}
+                if args.only != "snapshot":
+                    out.update(streaming(ref, work, server, broker, args.rows, run))
+                    out["load_avg_1m"].append(os.getloadavg()[0])
+                if args.only != "streaming":
+                    out.update(snapshot(ref, work, server, broker, args.snapshot_rows, run))
+                    out["load_avg_1m"].append(os.getloadavg()[0])
+                print(f"run {run + 1}: {json.dumps(out)}", flush=True)
+                runs.append(out)
+    # Medians of each figure over the runs (ratios of the same run, then their median).
+    result: dict[str, Any] = {k: round(statistics.median(r[k] for r in runs), 2) for k in runs[0] if k != "load_avg_1m"}
+    result.update(runs=args.runs, rows=args.rows, snapshot_rows=args.snapshot_rows, cpus=os.cpu_count(),
+                  load_avg_1m=[round(x, 1) for r in runs for x in r["load_avg_1m"]])
+    print(json.dumps(result))
     return 0
 
 
