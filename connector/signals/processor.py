@@ -39,6 +39,8 @@ class SnapshotActions(Protocol):
 
     def process_change(self, table_id: TableId, images: Sequence[Sequence[Any] | None]) -> None: ...
 
+    def schema_changed(self, database: str) -> None: ...
+
     def slot(self) -> IncrementalSnapshotSlot | None: ...
 
     def stop(self, data_collections: Sequence[str]) -> None: ...
@@ -74,6 +76,8 @@ class SignalingEmitter:
 
     def ddl(self, statement: str, database: str, source: EventSource, offset: SourceOffset) -> None:
         self._inner.ddl(statement, database, source, offset)
+        self._snapshots.schema_changed(database)  # after the schema took the DDL: a chunk read now matches it
+        self._sync_parts()
 
     def position_advanced(self, offset: SourceOffset, next_pos: tuple[str, int]) -> None:
         self._inner.position_advanced(offset, next_pos)
