@@ -195,8 +195,11 @@ class Daemon:
         if writer.transactional:
             assert isinstance(offsets, KafkaOffsetStore)
             # One Kafka transaction per commit; at least 100 ms apart so an interval of 0 does not mean one
-            # transaction per binlog event.
-            committer = TransactionalCommitter(tracker, writer, offsets, max(100, s.offsets.flush_interval_ms))
+            # transaction per binlog event. Read-committed consumers see records only when their transaction
+            # commits, so the one-minute offset default does not apply here (Kafka Connect's exactly-once
+            # sources ignore the interval too): unless set, a transaction every 100 ms.
+            interval_ms = s.offsets.flush_interval_ms if s.offsets.flush_interval_set else 0
+            committer = TransactionalCommitter(tracker, writer, offsets, max(100, interval_ms))
             committer.start()
         else:
             committer = OffsetCommitter(tracker, offsets, s.offsets.flush_interval_ms)
@@ -272,7 +275,9 @@ class Daemon:
             self._committer.commit()
 
     def _write_status(self, force: bool = False) -> None:
-        self.stats.phase = self.phase
+        self.stats.phase = self.phase  # the health endpoint reads it, with or without a status file
+        if not force and not self.status.due():
+            return
         reader = self.reader
         self.status.write({
             "phase": self.phase,

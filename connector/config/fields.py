@@ -247,7 +247,10 @@ FIELDS: tuple[Field, ...] = (
     F("offset.storage.topic", None, as_str, "Offsets topic (Kafka Connect format)."),
     F("offset.storage.partitions", "25", as_int, "Partitions of a new offsets topic."),
     F("offset.storage.replication.factor", "1", as_int, "Replication factor of a new offsets topic."),
-    F("offset.flush.interval.ms", "0", as_non_negative_int, "Offset commit interval; 0 commits after every batch."),
+    # Debezium Server leaves the interval to the engine's offset commit policy (PeriodicCommitOffsetPolicy),
+    # whose default is one minute; its example application.properties sets 0.
+    F("offset.flush.interval.ms", "60000", as_non_negative_int, "Offset commit interval (Debezium's default: one "
+      "minute); 0 commits after every batch. Exactly-once mode, unless it is set: a Kafka transaction every 100 ms."),
     F("offset.flush.timeout.ms", "5000", as_int, "Flush timeout on commit."),
     # --- misc
     F("read.only", "false", as_bool, "Never write to the database."),

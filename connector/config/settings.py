@@ -194,6 +194,8 @@ class OffsetSettings:
     replication_factor: int
     flush_interval_ms: int
     flush_timeout_ms: int
+    # Whether offset.flush.interval.ms was given: exactly-once mode does not take the one-minute default.
+    flush_interval_set: bool = False
 
 
 @dataclass(frozen=True)
@@ -472,6 +474,7 @@ def _offset_settings(raw: dict[str, str], r: PropertyReader, default_file: str |
         replication_factor=r.get("offset.storage.replication.factor"),
         flush_interval_ms=r.get("offset.flush.interval.ms"),
         flush_timeout_ms=r.get("offset.flush.timeout.ms"),
+        flush_interval_set=raw.get("offset.flush.interval.ms") not in (None, ""),
     )
     if store == OFFSETS_FILE and not settings.file_filename:
         r.problems.append("offset.storage.file.filename is required with FileOffsetBackingStore")
