@@ -15,7 +15,7 @@ import logging
 import threading
 from typing import Any, Callable, Mapping, Protocol
 
-from connector.binlog.position import SourceOffset
+from connector.binlog.position import BLOCKING, SourceOffset
 from connector.errors import SchemaError, ServerSetupError
 from connector.offsets.parts import IncrementalSnapshotSlot
 from connector.streaming.pause import PauseGate, StopSignal
@@ -91,6 +91,10 @@ class Coordinator:
     def start(self) -> SourceOffset:
         """Carry out the start decision; the offset streaming starts from."""
         previous = SourceOffset.from_map(self._stored, STORED_PARTS) if self._stored else None
+        if previous is not None and previous.snapshot == BLOCKING:
+            log.warning("a blocking snapshot was interrupted at %s:%d; as in Debezium it is not resumed, streaming "
+                        "continues from its position: send its execute-snapshot signal again", previous.file,
+                        previous.pos)
         decision = decide(self.policy, self.inputs(previous))
         log.info("start: %s (%s)", decision.action.value, decision.rule)
         return self._carry_out(decision, previous)

@@ -54,6 +54,8 @@ from connector.streaming.loop import EventReader
 from connector.streaming.source import BinlogStreamingSource
 from schema_history.model import TableId
 from snapshot.initial import InitialSnapshot, SnapshotOptions, SnapshotSource, SnapshotStart
+from snapshot.blocking import BlockingSnapshot
+from snapshot.scan import DEFAULT_FETCH_SIZE
 from snapshot.incremental.context import IncrementalContext
 from snapshot.incremental.source import IncrementalSnapshot
 from snapshot.metrics import SnapshotMetrics
@@ -208,7 +210,9 @@ class Daemon:
         streaming = BinlogStreamingSource(s, params, info, dispatcher, self.stats, self.token,
                                           housekeeping=self._housekeeping,
                                           committed=lambda: committer.last_committed, on_reader=self._reader_open,
-                                          signals=signal_emitter(s, params, dispatcher))
+                                          signals=signal_emitter(s, params, dispatcher,
+                                                                 _SnapshotEmitter(dispatcher, self._housekeeping),
+                                                                 self.token))
         coordinator = Coordinator(self.policy, stored, ServerStart(s, info, ctl, schema, live, table_filter),
                                   snapshots, streaming, self.token, resume_enabled=s.snapshot.resume_enabled,
                                   after_snapshot=self._flush_and_commit)
@@ -283,7 +287,8 @@ class Daemon:
         }, force=force)
 
 
-def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dispatcher
+def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dispatcher,
+                   snapshot_emitter: "_SnapshotEmitter", token: ShutdownToken
                    ) -> Callable[[StreamingState, ChangeEmitter], ChangeEmitter] | None:
     """The source signal channel and incremental snapshots around the dispatcher, when a signal table is set."""
     sig = settings.signals
@@ -298,12 +303,21 @@ def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dis
         return dbconn.connect(params, signal_table.database, autocommit=False, conv=conv,
                               init_command="SET time_zone='+00:00'")
 
+    def connect_snapshot() -> pymysql.connections.Connection:
+        return dbconn.connect(params, autocommit=False, conv=conv, init_command="SET time_zone='+00:00'")
+
     def wrap(state: StreamingState, inner: ChangeEmitter) -> ChangeEmitter:
         slot = next((p for p in state.parts if isinstance(p, IncrementalSnapshotSlot)), None)
         context = IncrementalContext.load(dict(slot.values)) if slot is not None else None
         engine = IncrementalSnapshot(connect, signal_table, dispatcher.schema, dispatcher, sig.chunk_size, context,
                                      read_only=sig.read_only)
-        emitter = SignalingEmitter(inner, state, signal_table, engine)
+        ss = settings.snapshot
+        # The signal names the tables: snapshot.include.collection.list does not narrow them.
+        queries = SnapshotQueries((), ss.select_overrides, ss.tables_order_by_row_count,
+                                  ss.min_row_count_to_stream_results, ss.fetch_size, settings.filters.table_include)
+        blocking = BlockingSnapshot(connect_snapshot, snapshot_emitter, dispatcher.schema.table_ids, queries,
+                                    ss.fetch_size or DEFAULT_FETCH_SIZE, lambda: token.requested)
+        emitter = SignalingEmitter(inner, state, signal_table, engine, blocking)
         engine.connect()  # at start, as Debezium's connection (thread ids come in the same order)
         if engine.context.running:
             # As Debezium's init: a snapshot the stored offset says is running continues with its next chunk.
@@ -330,6 +344,7 @@ class InitialSnapshotSource:
         self._on_start()
         if resume is None:
             self._schema.reset()
+            self._dispatcher.reset_snapshot_schema()
         conv = pymysql_conversions()
         # PyMySQL cannot read MySQL 9 VECTOR columns unless told they are binary.
         allow_binary_vectors()
@@ -398,6 +413,12 @@ class _SnapshotEmitter:
 
     def table_known(self, table_id: Any) -> bool:
         return self._dispatcher.table_known(table_id)
+
+    def wants_table(self, table_id: Any) -> bool:
+        return self._dispatcher.wants_table(table_id)
+
+    def replay_snapshot_schema(self, tables: Any) -> None:
+        self._dispatcher.replay_snapshot_schema(tables)
 
     def table_columns(self, table_id: Any) -> tuple[list[str], tuple[str, ...]]:
         table = self._dispatcher.schema.table(table_id)

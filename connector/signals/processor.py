@@ -23,9 +23,15 @@ from connector.signals.actions import (CloseWindow, ExecuteSnapshot, LogMessage,
 from connector.streaming.handler import ChangeEmitter, EventPositions, EventSource, RowChange, StreamingState
 from schema_history.model import TableId
 
-__all__ = ["SignalingEmitter", "SnapshotActions"]
+__all__ = ["BlockingSnapshots", "SignalingEmitter", "SnapshotActions"]
 
 log = logging.getLogger(__name__)
+
+
+class BlockingSnapshots(Protocol):
+    """Blocking snapshots (snapshot/blocking.py), run while streaming is paused."""
+
+    def run(self, action: ExecuteSnapshot, source: EventSource, offset: SourceOffset) -> None: ...
 
 
 class SnapshotActions(Protocol):
@@ -58,12 +64,25 @@ class SignalingEmitter:
     """A `ChangeEmitter` (connector/streaming/handler.py) over the dispatcher, with the source channel."""
 
     def __init__(self, inner: ChangeEmitter, state: StreamingState, signal_table: TableId | None,
-                 snapshots: SnapshotActions) -> None:
+                 snapshots: SnapshotActions, blocking: BlockingSnapshots | None = None) -> None:
         self._inner = inner
         self._state = state
         self._signal_table = signal_table
         self._snapshots = snapshots
+        self._blocking = blocking
+        self._pending_blocking: list[ExecuteSnapshot] = []
+        # Read by the streaming handler before every event (connector/streaming/handler.py PausePoint).
+        self.pause_requested = False
         self._sync_parts()
+
+    # ------------------------------------------------------------ blocking snapshots
+    def paused_at(self, source: EventSource, offset: SourceOffset) -> None:
+        """Streaming is paused before the event after the signal: run the blocking snapshots asked for."""
+        pending, self._pending_blocking = self._pending_blocking, []
+        self.pause_requested = False
+        assert self._blocking is not None
+        for action in pending:
+            self._blocking.run(action, source, offset)
 
     # ------------------------------------------------------------ delegated
     def transaction_begin(self, tx_id: str, ts_ms: int, offset: SourceOffset) -> None:
@@ -104,9 +123,14 @@ class SignalingEmitter:
     def _act(self, action: SignalAction, source: EventSource | None) -> None:
         snapshots = self._snapshots
         if isinstance(action, ExecuteSnapshot):
-            if action.kind != "incremental":
-                raise SignalRejected(action.id, f"{action.kind} snapshots are not supported yet")
-            snapshots.execute(action)
+            if action.kind == "blocking":
+                if self._blocking is None:
+                    raise SignalRejected(action.id, "blocking snapshots need streaming (no blocking snapshot source)")
+                # As Debezium: streaming pauses at the next event; the signal's own record goes out first.
+                self._pending_blocking.append(action)
+                self.pause_requested = True
+            else:
+                snapshots.execute(action)
         elif isinstance(action, OpenWindow):
             snapshots.open_window(action.id)
         elif isinstance(action, CloseWindow):

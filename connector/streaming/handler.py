@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Callable, Protocol, runtime_checkable
 
 from pymysqlreplication.event import (
     GtidEvent,
@@ -91,6 +91,17 @@ class ChangeEmitter(Protocol):
     def ddl(self, statement: str, database: str, source: EventSource, offset: SourceOffset) -> None: ...
 
     def position_advanced(self, offset: SourceOffset, next_pos: tuple[str, int]) -> None: ...
+
+
+@runtime_checkable
+class PausePoint(Protocol):
+    """An emitter that may ask streaming to pause before the next event (a blocking snapshot)."""
+
+    pause_requested: bool
+
+    def paused_at(self, source: EventSource, offset: SourceOffset) -> None:
+        """Streaming is paused before the event `source` names; `offset` is where it resumes."""
+        ...
 
 
 class EventPositions(Protocol):
@@ -207,6 +218,9 @@ class StreamingHandler:
         # Optional emitter capability: verify each TABLE_MAP against the schema (connector.schema.table_map_check).
         self._check_table_map: Callable[[TableId, tuple[int, ...], str, int], None] | None = getattr(
             emitter, "table_map", None)
+        # Optional emitter capability (connector/signals/processor.py): a blocking snapshot asked for by a signal
+        # runs when the next event arrives, before that event is handled (Debezium pauses streaming there).
+        self._pause: PausePoint | None = emitter if isinstance(emitter, PausePoint) else None
         self._handlers: dict[type, Callable[[PositionedEvent], None]] = {
             RotateEvent: self._rotate,
             GtidEvent: self._mysql_gtid,
@@ -244,10 +258,19 @@ class StreamingHandler:
             st.restart_pos = pe.next_pos
             st.events = 0
             st.rows = 0
+        if self._pause is not None and self._pause.pause_requested:
+            self._pause.paused_at(self._paused_source(pe), st.offset(rows=0, with_tx=False))
         handler = self._handlers.get(type(ev), self._ignore)
         handler(pe)
         st.events += 1
         st.rows = 0
+
+    def _paused_source(self, pe: PositionedEvent) -> EventSource:
+        """The `source` of records made while streaming is paused before `pe` (the event header's time)."""
+        st = self.state
+        return EventSource(ts_ms=pe.timestamp * 1000, db="", table=None, server_id=st.server_id,
+                           gtid=st.current_gtid if self.use_gtids else None, file=pe.file, pos=pe.start, row=0,
+                           thread=st.thread)
 
     # ---------------------------------------------------------------- handlers
     def _ignore(self, pe: PositionedEvent) -> None:
