@@ -47,17 +47,12 @@ from connector.ops.status import StatusFile
 from connector.schema.live import LiveSchema
 from connector.schema.tracker import build_schema_tracker
 from connector.shutdown import ShutdownToken
-from connector.offsets.parts import IncrementalSnapshotSlot
-from connector.signals.processor import SignalingEmitter
+from connector.signals.wiring import signal_emitter
 from connector.streaming.handler import ChangeEmitter, StreamingState
 from connector.streaming.loop import EventReader
 from connector.streaming.source import BinlogStreamingSource
 from schema_history.model import TableId
 from snapshot.initial import InitialSnapshot, SnapshotOptions, SnapshotSource, SnapshotStart
-from snapshot.blocking import BlockingSnapshot
-from snapshot.scan import DEFAULT_FETCH_SIZE
-from snapshot.incremental.context import IncrementalContext
-from snapshot.incremental.source import IncrementalSnapshot
 from snapshot.metrics import SnapshotMetrics
 from snapshot.modes import SnapshotPolicy, policy_for
 from snapshot.plan import SnapshotQueries
@@ -285,47 +280,6 @@ class Daemon:
             "committed_offset": self._committer.last_committed,
             "snapshot": self.snapshot_metrics.as_dict(),
         }, force=force)
-
-
-def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dispatcher,
-                   snapshot_emitter: "_SnapshotEmitter", token: ShutdownToken
-                   ) -> Callable[[StreamingState, ChangeEmitter], ChangeEmitter] | None:
-    """The source signal channel and incremental snapshots around the dispatcher, when a signal table is set."""
-    sig = settings.signals
-    if sig.data_collection is None or "source" not in sig.channels:
-        return None
-    signal_table = TableId.parse_identifier(sig.data_collection)
-    conv = pymysql_conversions()
-
-    def connect() -> pymysql.connections.Connection:
-        # In the signal table's database, as Debezium's connection is after its snapshot's `USE`: MySQL logs
-        # the session's database in each watermark transaction's BEGIN, so binlog positions match Debezium's.
-        return dbconn.connect(params, signal_table.database, autocommit=False, conv=conv,
-                              init_command="SET time_zone='+00:00'")
-
-    def connect_snapshot() -> pymysql.connections.Connection:
-        return dbconn.connect(params, autocommit=False, conv=conv, init_command="SET time_zone='+00:00'")
-
-    def wrap(state: StreamingState, inner: ChangeEmitter) -> ChangeEmitter:
-        slot = next((p for p in state.parts if isinstance(p, IncrementalSnapshotSlot)), None)
-        context = IncrementalContext.load(dict(slot.values)) if slot is not None else None
-        engine = IncrementalSnapshot(connect, signal_table, dispatcher.schema, dispatcher, sig.chunk_size, context,
-                                     read_only=sig.read_only)
-        ss = settings.snapshot
-        # The signal names the tables: snapshot.include.collection.list does not narrow them.
-        queries = SnapshotQueries((), ss.select_overrides, ss.tables_order_by_row_count,
-                                  ss.min_row_count_to_stream_results, ss.fetch_size, settings.filters.table_include)
-        blocking = BlockingSnapshot(connect_snapshot, snapshot_emitter, dispatcher.schema.table_ids, queries,
-                                    ss.fetch_size or DEFAULT_FETCH_SIZE, lambda: token.requested)
-        emitter = SignalingEmitter(inner, state, signal_table, engine, blocking)
-        engine.connect()  # at start, as Debezium's connection (thread ids come in the same order)
-        if engine.context.running:
-            # As Debezium's init: a snapshot the stored offset says is running continues with its next chunk.
-            log.info("incremental snapshot in progress: reading its next chunk")
-            engine.read_chunk()
-        return emitter
-
-    return wrap
 
 
 class InitialSnapshotSource:

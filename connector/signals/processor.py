@@ -17,13 +17,14 @@ from typing import Any, Protocol, Sequence
 from connector.binlog.position import SourceOffset, TransactionState
 from connector.config.modes import Operation
 from connector.offsets.parts import IncrementalSnapshotSlot
+from connector.signals.channels import SignalQueue
 from connector.signals.actions import (CloseWindow, ExecuteSnapshot, LogMessage, OpenWindow, PauseSnapshot,
                                        ResumeSnapshot, SignalAction, SignalRecord, SignalRejected, StopSnapshot,
                                        parse_action)
 from connector.streaming.handler import ChangeEmitter, EventPositions, EventSource, RowChange, StreamingState
 from schema_history.model import TableId
 
-__all__ = ["BlockingSnapshots", "SignalingEmitter", "SnapshotActions"]
+__all__ = ["BlockingSnapshots", "NoIncrementalSnapshots", "SignalingEmitter", "SnapshotActions"]
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +55,38 @@ class SnapshotActions(Protocol):
     def resume(self) -> None: ...
 
 
+WATERMARKS = ("snapshot-window-open", "snapshot-window-close")
+
+
+class NoIncrementalSnapshots:
+    """`SnapshotActions` without a signal table: incremental snapshots have nowhere to write watermarks."""
+
+    def execute(self, action: ExecuteSnapshot) -> None:
+        raise SignalRejected(action.id, "incremental snapshots write watermarks to the signal table: set "
+                                        "signal.data.collection")
+
+    def open_window(self, signal_id: str) -> None:
+        pass
+
+    def close_window(self, signal_id: str, source: EventSource, offset: SourceOffset) -> None:
+        pass
+
+    def process_change(self, table_id: TableId, images: Sequence[Sequence[Any] | None]) -> None:
+        pass
+
+    def slot(self) -> IncrementalSnapshotSlot | None:
+        return None
+
+    def stop(self, data_collections: Sequence[str]) -> None:
+        log.warning("stop-snapshot: no incremental snapshot is running, stop ignored")
+
+    def pause(self) -> None:
+        pass
+
+    def resume(self) -> None:
+        pass
+
+
 def _text(value: Any) -> str | None:
     if value is None:
         return None
@@ -64,24 +97,35 @@ class SignalingEmitter:
     """A `ChangeEmitter` (connector/streaming/handler.py) over the dispatcher, with the source channel."""
 
     def __init__(self, inner: ChangeEmitter, state: StreamingState, signal_table: TableId | None,
-                 snapshots: SnapshotActions, blocking: BlockingSnapshots | None = None) -> None:
+                 snapshots: SnapshotActions, blocking: BlockingSnapshots | None = None, *,
+                 external: SignalQueue | None = None, source_channel: bool = True) -> None:
         self._inner = inner
         self._state = state
         self._signal_table = signal_table
         self._snapshots = snapshots
         self._blocking = blocking
         self._pending_blocking: list[ExecuteSnapshot] = []
-        # Read by the streaming handler before every event (connector/streaming/handler.py PausePoint).
-        self.pause_requested = False
+        # Signals of the kafka and file channels (connector/signals/channels.py), read on another thread.
+        self._external = external
+        # Without the source channel the signal table still carries the incremental snapshot's watermarks.
+        self._source_channel = source_channel
         self._sync_parts()
 
-    # ------------------------------------------------------------ blocking snapshots
+    # ------------------------------------------------------------ between events
+    @property
+    def pause_requested(self) -> bool:
+        """Read by the streaming handler before every event (connector/streaming/handler.py PausePoint)."""
+        return bool(self._pending_blocking) or (self._external is not None and bool(self._external))
+
     def paused_at(self, source: EventSource, offset: SourceOffset) -> None:
-        """Streaming is paused before the event after the signal: run the blocking snapshots asked for."""
+        """Streaming is paused before an event: act on the other channels' signals, then run the blocking
+        snapshots asked for (as Debezium, after the event that carried the signal)."""
+        if self._external is not None:
+            for record in self._external.take():
+                self.process(record)
         pending, self._pending_blocking = self._pending_blocking, []
-        self.pause_requested = False
-        assert self._blocking is not None
         for action in pending:
+            assert self._blocking is not None
             self._blocking.run(action, source, offset)
 
     # ------------------------------------------------------------ delegated
@@ -105,7 +149,8 @@ class SignalingEmitter:
         if change.table_id == self._signal_table and change.op is Operation.CREATE and change.after is not None:
             row = change.after
             record = SignalRecord(_text(row[0]) or "", _text(row[1]) or "", _text(row[2]) if len(row) > 2 else None)
-            self.process(record, source)
+            if self._source_channel or record.type in WATERMARKS:
+                self.process(record, source)
         if self._inner.wants_table(change.table_id):
             self._snapshots.process_change(change.table_id, (change.before, change.after))
             self._inner.row_change(change, source, positions)

@@ -246,6 +246,10 @@ class StreamingHandler:
         ev = pe.event
         if isinstance(ev, (RotateEvent, HeartbeatLogEvent)):
             self._handlers[type(ev)](pe)
+            if self._pause is not None and not st.in_tx and self._pause.pause_requested:
+                # An idle server's heartbeats: signals of the other channels need not wait for a change.
+                self._pause.paused_at(self._paused_source(pe, st.file, st.restart_pos),
+                                      st.offset(rows=0, with_tx=False))
             return
         if pe.timestamp:
             st.ts_sec = pe.timestamp
@@ -259,17 +263,18 @@ class StreamingHandler:
             st.events = 0
             st.rows = 0
         if self._pause is not None and self._pause.pause_requested:
-            self._pause.paused_at(self._paused_source(pe), st.offset(rows=0, with_tx=False))
+            self._pause.paused_at(self._paused_source(pe, pe.file, pe.start), st.offset(rows=0, with_tx=False))
         handler = self._handlers.get(type(ev), self._ignore)
         handler(pe)
         st.events += 1
         st.rows = 0
 
-    def _paused_source(self, pe: PositionedEvent) -> EventSource:
+    def _paused_source(self, pe: PositionedEvent, file: str, pos: int) -> EventSource:
         """The `source` of records made while streaming is paused before `pe` (the event header's time)."""
         st = self.state
-        return EventSource(ts_ms=pe.timestamp * 1000, db="", table=None, server_id=st.server_id,
-                           gtid=st.current_gtid if self.use_gtids else None, file=pe.file, pos=pe.start, row=0,
+        ts_ms = pe.timestamp * 1000 if pe.timestamp else st.ts_sec * 1000
+        return EventSource(ts_ms=ts_ms, db="", table=None, server_id=st.server_id,
+                           gtid=st.current_gtid if self.use_gtids else None, file=file, pos=pos, row=0,
                            thread=st.thread)
 
     # ---------------------------------------------------------------- handlers

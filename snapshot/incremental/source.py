@@ -123,22 +123,46 @@ class IncrementalSnapshot:
         self.read_chunk()
 
     def stop(self, data_collections: Sequence[str]) -> None:
-        """stop-snapshot: drop the named tables (regular expressions; none: all) from the snapshot."""
+        """stop-snapshot: as Debezium, only asked for here; the tables (regular expressions; none: all) leave the
+        snapshot when the next chunk would be read, so a window already read still goes out at its close."""
         context = self.context
         if not context.running:
-            log.warning("stop-snapshot: no incremental snapshot is running")
+            log.warning("stop-snapshot: no incremental snapshot is running, stop ignored")
             return
-        patterns = list(data_collections) or [".*"]
+        context.stop_requested.extend(data_collections or [c.table.dotted() for c in context.collections])
+
+    def _process_stop(self) -> None:
+        """Debezium's checkAndProcessStopFlag: other tables are removed first, then the current one."""
+        context = self.context
+        requested, context.stop_requested = context.stop_requested, []
+        if not requested or not context.running:
+            return
+        known = [t.dotted() for t in self._tables.table_ids()]
+        names: list[str] = []
+        for pattern in requested:
+            for name in [t for t in known if re.fullmatch(pattern, t)] or [pattern]:
+                if name not in names:
+                    names.append(name)
         current = context.current
-        keep = [c for c in context.collections if not any(re.fullmatch(p, c.table.dotted()) for p in patterns)]
-        stopped = [c.table.dotted() for c in context.collections if c not in keep]
-        if current is not None and current not in keep:
+        stopped = []
+        for name in names:
+            if current is not None and current.table.dotted() == name:
+                continue
+            kept = deque(c for c in context.collections if c.table.dotted() != name or c is current)
+            if len(kept) == len(context.collections):
+                log.warning("stop-snapshot: '%s' is not part of the incremental snapshot", name)
+            else:
+                stopped.append(name)
+            context.collections = kept
+        if current is not None and current.table.dotted() in names:
             self._window.clear()
             context.window_open = False
+            self.rows_scanned = 0
             context.next_collection()  # resets the current table's keys
-        context.collections = deque(c for c in context.collections if c in keep)
-        if not context.collections:
+            stopped.append(current.table.dotted())
+        if not context.running:
             context.correlation_id = None
+            log.info("incremental snapshot stopped")
         log.info("stop-snapshot: removed %s from the incremental snapshot", ", ".join(stopped) or "nothing")
 
     def pause(self) -> None:
@@ -164,6 +188,7 @@ class IncrementalSnapshot:
     # ------------------------------------------------------------ chunks
     def read_chunk(self) -> None:
         context = self.context
+        self._process_stop()
         if not context.running or context.paused:
             return
         try:
