@@ -173,7 +173,6 @@ class SignalingEmitter:
                     raise SignalRejected(action.id, "blocking snapshots need streaming (no blocking snapshot source)")
                 # As Debezium: streaming pauses at the next event; the signal's own record goes out first.
                 self._pending_blocking.append(action)
-                self.pause_requested = True
             else:
                 snapshots.execute(action)
         elif isinstance(action, OpenWindow):
