@@ -16,8 +16,8 @@ class SignalSettings:
     data_collection: str | None = None  # `db.table`; None: no source channel, no incremental snapshot
     channels: tuple[str, ...] = ("source",)
     chunk_size: int = 1024
-    # read.only=true: nothing is ever written to the database, so execute-snapshot signals (which need
-    # watermark rows; the GTID-based read-only variant is not implemented yet) are refused with a message.
+    # read.only=true: nothing is ever written to the database; incremental snapshots use GTID watermarks
+    # (snapshot/incremental/read_only.py), MySQL with GTIDs only.
     read_only: bool = False
     poll_interval_ms: int = 5000
     file: str = "file-signals.txt"

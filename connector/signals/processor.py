@@ -44,7 +44,10 @@ class SnapshotActions(Protocol):
 
     def close_window(self, signal_id: str, source: EventSource, offset: SourceOffset) -> None: ...
 
-    def process_change(self, table_id: TableId, images: Sequence[Sequence[Any] | None]) -> None: ...
+    def process_change(self, table_id: TableId, images: Sequence[Sequence[Any] | None], source: EventSource,
+                       offset: SourceOffset) -> None: ...
+
+    def committed(self, source: EventSource, offset: SourceOffset) -> None: ...
 
     def slot(self) -> IncrementalSnapshotSlot | None: ...
 
@@ -59,11 +62,16 @@ WATERMARKS = ("snapshot-window-open", "snapshot-window-close")
 
 
 class NoIncrementalSnapshots:
-    """`SnapshotActions` without a signal table: incremental snapshots have nowhere to write watermarks."""
+    """`SnapshotActions` where incremental snapshots cannot run (`reason`): execute-snapshot is rejected."""
+
+    def __init__(self, reason: str) -> None:
+        self._reason = reason
 
     def execute(self, action: ExecuteSnapshot) -> None:
-        raise SignalRejected(action.id, "incremental snapshots write watermarks to the signal table: set "
-                                        "signal.data.collection")
+        raise SignalRejected(action.id, self._reason)
+
+    def committed(self, source: EventSource, offset: SourceOffset) -> None:
+        pass
 
     def open_window(self, signal_id: str) -> None:
         pass
@@ -71,7 +79,8 @@ class NoIncrementalSnapshots:
     def close_window(self, signal_id: str, source: EventSource, offset: SourceOffset) -> None:
         pass
 
-    def process_change(self, table_id: TableId, images: Sequence[Sequence[Any] | None]) -> None:
+    def process_change(self, table_id: TableId, images: Sequence[Sequence[Any] | None], source: EventSource,
+                       offset: SourceOffset) -> None:
         pass
 
     def slot(self) -> IncrementalSnapshotSlot | None:
@@ -117,6 +126,16 @@ class SignalingEmitter:
         """Read by the streaming handler before every event (connector/streaming/handler.py PausePoint)."""
         return bool(self._pending_blocking) or (self._external is not None and bool(self._external))
 
+    def committed(self, source: EventSource, offset: SourceOffset) -> None:
+        """A transaction committed (its END record is out): read-only incremental windows may close."""
+        self._snapshots.committed(source, offset)
+        self._sync_parts()
+
+    def idle(self, source: EventSource, offset: SourceOffset) -> None:
+        """A heartbeat of an idle server, between transactions."""
+        self.paused_at(source, offset)
+        self.committed(source, offset)
+
     def paused_at(self, source: EventSource, offset: SourceOffset) -> None:
         """Streaming is paused before an event: act on the other channels' signals, then run the blocking
         snapshots asked for (as Debezium, after the event that carried the signal)."""
@@ -152,7 +171,8 @@ class SignalingEmitter:
             if self._source_channel or record.type in WATERMARKS:
                 self.process(record, source)
         if self._inner.wants_table(change.table_id):
-            self._snapshots.process_change(change.table_id, (change.before, change.after))
+            self._snapshots.process_change(change.table_id, (change.before, change.after), source,
+                                           self._state.offset())
             self._inner.row_change(change, source, positions)
 
     def process(self, record: SignalRecord, source: EventSource | None = None) -> None:

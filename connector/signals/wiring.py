@@ -10,6 +10,7 @@ from typing import Callable
 import pymysql
 
 from connector.binlog import connection as dbconn
+from connector.binlog.gtid import GtidSet
 from connector.binlog.reader import ConnectionParams
 from connector.config.settings import Settings
 from connector.converters.snapshot_conv import pymysql_conversions
@@ -72,8 +73,13 @@ def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dis
 
     def wrap(state: StreamingState, inner: ChangeEmitter) -> ChangeEmitter:
         engine: IncrementalSnapshot | None = None
-        snapshots: SnapshotActions = NoIncrementalSnapshots()
-        if signal_table is not None:
+        snapshots: SnapshotActions = NoIncrementalSnapshots(
+            "incremental snapshots write watermarks to the signal table: set signal.data.collection")
+        if sig.read_only and not isinstance(state.current_gtids, GtidSet):
+            # Debezium's read-only watermarks are executed GTID sets: MySQL with gtid_mode=ON only
+            snapshots = NoIncrementalSnapshots("read.only=true: incremental snapshots use GTID watermarks, which "
+                                               "need MySQL with gtid_mode=ON; nothing is written to this server")
+        elif signal_table is not None:
             slot = next((p for p in state.parts if isinstance(p, IncrementalSnapshotSlot)), None)
             context = IncrementalContext.load(dict(slot.values)) if slot is not None else None
             engine = IncrementalSnapshot(connect_signal_db, signal_table, dispatcher.schema, dispatcher,

@@ -103,6 +103,14 @@ class PausePoint(Protocol):
         """Streaming is paused before the event `source` names; `offset` is where it resumes."""
         ...
 
+    def committed(self, source: EventSource, offset: SourceOffset) -> None:
+        """The transaction committed by the event `source` names is sent (its END record included)."""
+        ...
+
+    def idle(self, source: EventSource, offset: SourceOffset) -> None:
+        """A server heartbeat between transactions."""
+        ...
+
 
 class EventPositions(Protocol):
     """Hands out, per data event emitted, its `transaction` block and offset.
@@ -246,10 +254,10 @@ class StreamingHandler:
         ev = pe.event
         if isinstance(ev, (RotateEvent, HeartbeatLogEvent)):
             self._handlers[type(ev)](pe)
-            if self._pause is not None and not st.in_tx and self._pause.pause_requested:
-                # An idle server's heartbeats: signals of the other channels need not wait for a change.
-                self._pause.paused_at(self._paused_source(pe, st.file, st.restart_pos),
-                                      st.offset(rows=0, with_tx=False))
+            if self._pause is not None and not st.in_tx and type(ev) is HeartbeatLogEvent:
+                # An idle server's heartbeats: signals of the other channels and read-only snapshot windows need
+                # not wait for a change.
+                self._pause.idle(self._paused_source(pe, st.file, st.restart_pos), st.offset(rows=0, with_tx=False))
             return
         if pe.timestamp:
             st.ts_sec = pe.timestamp
@@ -344,6 +352,8 @@ class StreamingHandler:
         already_sent = st.resume is not None and st.resume.end_emitted
         if st.tx is not None and self.tx_metadata and not already_sent:
             self.emitter.transaction_end(st.tx, pe.timestamp * 1000, st.offset(rows=0))
+        if self._pause is not None:
+            self._pause.committed(self._paused_source(pe, pe.file, pe.start), st.offset(rows=0, with_tx=False))
         st.resume = None
         st.in_tx = False
         st.query = None

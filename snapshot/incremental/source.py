@@ -32,6 +32,7 @@ from connector.streaming.handler import EventSource
 from schema_history.model import Table, TableId
 from snapshot.chunks import DIALECT, ChunkReader, TableScan, key_after, table_expression
 from snapshot.incremental.context import Collection, IncrementalContext, java_key_type
+from snapshot.incremental.read_only import GtidWatermarks
 
 __all__ = ["IncrementalSnapshot", "RowSink", "Tables"]
 
@@ -63,7 +64,8 @@ class IncrementalSnapshot:
         self._sink = sink
         self._chunk_size = chunk_size
         self._clock_ns = clock_ns
-        self._read_only = read_only
+        # read.only=true: GTID watermarks (read_only.py); None: rows in the signal table (insert_insert)
+        self._gtid_marks: GtidWatermarks | None = GtidWatermarks() if read_only else None
         self._opened = ""
         self.context = context if context is not None else IncrementalContext()
         self._window: dict[tuple, tuple] = {}
@@ -76,9 +78,6 @@ class IncrementalSnapshot:
 
     # ------------------------------------------------------------ signals
     def execute(self, action: ExecuteSnapshot) -> None:
-        if self._read_only:
-            raise SignalRejected(action.id, "read.only=true: an incremental snapshot needs to write watermarks to "
-                                            "the signal table, and read-only (GTID) watermarks are not implemented")
         context = self.context
         was_running = context.running
         known = [t.dotted() for t in self._tables.table_ids()]
@@ -105,9 +104,15 @@ class IncrementalSnapshot:
     def close_window(self, signal_id: str, source: EventSource, offset: SourceOffset) -> None:
         """The close watermark: emit the window's rows at `offset`, read the next chunk."""
         context = self.context
-        if not context.expects(signal_id):
+        if self._gtid_marks is not None or not context.expects(signal_id):
             return
         context.window_open = False
+        self._emit_window(source, offset)
+        self.read_chunk()
+
+    def _emit_window(self, source: EventSource, offset: SourceOffset) -> None:
+        """The window's rows, op=r, at the event that closed it."""
+        context = self.context
         current = context.current
         if current is not None and self._window:
             row_source = EventSource(
@@ -120,7 +125,28 @@ class IncrementalSnapshot:
                 at = offset.with_(snapshot=INCREMENTAL, parts=_with_slot(offset.parts, context.slot()))
                 self._sink.snapshot_row(current.table, row, _at_time(row_source, now_us), at)
             self._window.clear()
-        self.read_chunk()
+
+    # ------------------------------------------------------------ read-only (GTID) windows
+    def committed(self, source: EventSource, offset: SourceOffset) -> None:
+        """A transaction committed (or, idle, a heartbeat): read-only windows whose high watermark it reached go
+        out, and the next chunks are read (several when nothing happened meanwhile)."""
+        marks = self._gtid_marks
+        while marks is not None and marks.active and marks.reached_high_watermark(source.gtid):
+            self._emit_window(source, offset)
+            marks.close()
+            self.read_chunk()
+
+    def _gtid_window(self, source: EventSource, offset: SourceOffset) -> bool:
+        """Before a change of a captured table: whether its key may be in an open read-only window."""
+        marks = self._gtid_marks
+        assert marks is not None
+        if not marks.active:
+            return False
+        if marks.update_window_state(source.gtid):
+            self._emit_window(source, offset)
+            self.read_chunk()
+            return False
+        return marks.window_opened
 
     def stop(self, data_collections: Sequence[str]) -> None:
         """stop-snapshot: as Debezium, only asked for here; the tables (regular expressions; none: all) leave the
@@ -176,10 +202,12 @@ class IncrementalSnapshot:
             self.context.paused = False
             self.read_chunk()
 
-    def process_change(self, table_id: TableId, images: Sequence[Sequence[Any] | None]) -> None:
+    def process_change(self, table_id: TableId, images: Sequence[Sequence[Any] | None], source: EventSource,
+                       offset: SourceOffset) -> None:
         """A binlog change: while the window is open, its keys leave the window (the binlog is newer)."""
         current = self.context.current
-        if not self._window or not self.context.window_open or current is None or current.table != table_id:
+        window_open = self._gtid_window(source, offset) if self._gtid_marks is not None else self.context.window_open
+        if not self._window or not window_open or current is None or current.table != table_id:
             return
         for image in images:
             if image is not None:
@@ -270,7 +298,11 @@ class IncrementalSnapshot:
         return tuple(row) if row else None
 
     def _watermark(self, conn: pymysql.connections.Connection, suffix: str, kind: str) -> None:
-        """An open/close row in the signal table, committed at once (insert_insert)."""
+        """An open/close row in the signal table, committed at once (insert_insert); read-only: the executed
+        GTID set."""
+        if self._gtid_marks is not None:
+            (self._gtid_marks.read_low if suffix == "open" else self._gtid_marks.read_high)(conn)
+            return
         row = exp.Tuple(expressions=[exp.Literal.string(f"{self.context.chunk_id}-{suffix}"), exp.Literal.string(kind),
                                      exp.Literal.string(self._window_data(suffix))])
         insert = exp.Insert(this=table_expression(self._signal_table), expression=exp.Values(expressions=[row]))

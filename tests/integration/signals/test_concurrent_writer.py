@@ -40,10 +40,12 @@ class Writer(TransactionWriter):
         cur.execute("COMMIT")
 
 
-@pytest.mark.parametrize("server_name", ["mariadb", "mysql"])
+@pytest.mark.parametrize("server_name", ["mariadb", "mysql", "mysql-readonly"])
 def test_incremental_snapshot_under_concurrent_writes_keeps_per_key_order(server_name, request, broker,
                                                                          unique_database, tmp_path):
-    server = request.getfixturevalue(server_name)
+    # mysql-readonly: read.only=true, GTID watermarks instead of rows in the signal table
+    server = request.getfixturevalue(server_name.partition("-")[0])
+    read_only = server_name.endswith("-readonly")
     database = unique_database(server)
     values = ",".join(f"({i}, 0, 'v{i}')" for i in range(1, ROWS + 1))
     server.run_sql(
@@ -58,7 +60,7 @@ def test_incremental_snapshot_under_concurrent_writes_keeps_per_key_order(server
     # no initial snapshot: every row the consumer sees before its first change comes from the incremental one
     config = write_connector_config(tmp_path, server, broker, database, prefix, snapshot_mode="no_data",
                                     signal_data_collection=f"{database}.debezium_signal",
-                                    incremental_snapshot_chunk_size="20")
+                                    incremental_snapshot_chunk_size="20", read_only=str(read_only).lower())
     proc = ConnectorProcess(list(default_connector_cmd()), config, tmp_path / "status.json",
                             tmp_path / "connector.log").start()
     writer = Writer(server, database)
