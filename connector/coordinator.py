@@ -4,9 +4,10 @@
    stored position can still be read, and `snapshot.mode`; carry the decision out: recover the history and
    stream, rebuild the history, resume or take the initial snapshot, or refuse with the reason.
 2. Stream from the resulting offset until shutdown (`snapshot.mode` permitting).
-Beside streaming it offers two seams for snapshots asked for while running (the signals that ask for them
-are not implemented yet): `run_beside_streaming` (an ad hoc, incremental-style snapshot on a thread of its
-own) and `blocking_snapshot` (pause streaming between transactions, snapshot, resume at the same position).
+Beside streaming it offers two seams for work on other threads: `run_beside_streaming` (a task on a thread of
+its own) and `blocking_snapshot` (pause streaming between transactions, run a task, resume at the same
+position). Signals do not need them: incremental and blocking snapshots run on the streaming thread itself
+(connector/signals/processor.py), the blocking one at the event after its signal, as in Debezium.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The `source` signal channel and the processor that turns signals into actions on the incremental snapshot.
+"""The processor that turns signals of every channel into actions, and the `source` channel itself.
 
 Debezium recognises a signal in the binlog: an INSERT into `signal.data.collection` (columns id, type,
 data by position). It acts on it synchronously, on the streaming thread, before the signal row's own change
@@ -6,7 +6,9 @@ record is emitted (EventDispatcher: "a synchronization point ... so the offset c
 will be correctly saved"); the row itself is then emitted like any other when the table is captured. Here
 `SignalingEmitter` sits between the streaming handler and the dispatcher and does exactly that; it also hands
 every captured change to the incremental snapshot for de-duplication, and keeps the snapshot's offset keys
-in the streaming state, so every record's offset carries them.
+in the streaming state, so every record's offset carries them. Signals of the kafka and file channels
+(channels.py) are acted on by the streaming thread too, before its next event; a blocking snapshot runs there,
+before the event that follows its signal (the handler's PausePoint), so streaming resumes exactly where it was.
 """
 
 from __future__ import annotations
