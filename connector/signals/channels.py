@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import logging
 import threading
+import time
 import uuid
 from collections import deque
 from pathlib import Path
@@ -150,7 +151,7 @@ class SignalQueue:
 
 
 class SignalPoller:
-    """Reads every channel each `interval_s` on a daemon thread, until the stop signal."""
+    """Reads every channel each `interval_s` on its own named thread, until the stop signal or `close()`."""
 
     def __init__(self, channels: Sequence[SignalChannel], queue: SignalQueue, token: StopSignal,
                  interval_s: float) -> None:
@@ -158,11 +159,18 @@ class SignalPoller:
         self._queue = queue
         self._token = token
         self._interval_s = interval_s
+        self._closed = threading.Event()
         self._thread = threading.Thread(target=self._run, name="signal-poller", daemon=True)
 
     def start(self) -> "SignalPoller":
         self._thread.start()
         return self
+
+    def close(self, timeout_s: float = 10.0) -> None:
+        """Stop polling and wait for the thread (it closes the channels: the kafka one commits its offset)."""
+        self._closed.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout_s)
 
     def poll_once(self) -> None:
         for channel in self._channels:
@@ -178,10 +186,13 @@ class SignalPoller:
 
     def _run(self) -> None:
         try:
-            while not self._token.requested:
-                self.poll_once()
-                if self._token.wait(self._interval_s):
-                    break
+            next_poll = 0.0
+            while not self._token.requested and not self._closed.is_set():
+                if time.monotonic() >= next_poll:
+                    self.poll_once()
+                    next_poll = time.monotonic() + self._interval_s
+                # short waits: both the shutdown token and close() end the loop promptly
+                self._closed.wait(min(self._interval_s, 0.2))
         finally:
             for channel in self._channels:
                 try:

@@ -14,7 +14,7 @@ before the event that follows its signal (the handler's PausePoint), so streamin
 from __future__ import annotations
 
 import logging
-from typing import Any, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 from connector.binlog.position import SourceOffset, TransactionState
 from connector.config.modes import Operation
@@ -109,7 +109,8 @@ class SignalingEmitter:
 
     def __init__(self, inner: ChangeEmitter, state: StreamingState, signal_table: TableId | None,
                  snapshots: SnapshotActions, blocking: BlockingSnapshots | None = None, *,
-                 external: SignalQueue | None = None, source_channel: bool = True) -> None:
+                 external: SignalQueue | None = None, source_channel: bool = True,
+                 on_close: Callable[[], None] = lambda: None) -> None:
         self._inner = inner
         self._state = state
         self._signal_table = signal_table
@@ -120,7 +121,12 @@ class SignalingEmitter:
         self._external = external
         # Without the source channel the signal table still carries the incremental snapshot's watermarks.
         self._source_channel = source_channel
+        self._on_close = on_close  # stops what reads the other channels
         self._sync_parts()
+
+    def stop_channels(self) -> None:
+        """Streaming ended: stop reading the kafka and file channels."""
+        self._on_close()
 
     # ------------------------------------------------------------ between events
     @property

@@ -87,12 +87,13 @@ def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dis
             snapshots = engine
         blocking = BlockingSnapshot(connect_snapshot, snapshot_emitter, dispatcher.schema.table_ids, queries,
                                     ss.fetch_size or DEFAULT_FETCH_SIZE, lambda: token.requested)
-        queue = None
+        queue, poller = None, None
         if sig.external:
             queue = SignalQueue()
-            SignalPoller(external_channels(settings), queue, token, sig.poll_interval_ms / 1000).start()
+            poller = SignalPoller(external_channels(settings), queue, token, sig.poll_interval_ms / 1000).start()
         emitter = SignalingEmitter(inner, state, signal_table, snapshots, blocking, external=queue,
-                                   source_channel="source" in sig.channels)
+                                   source_channel="source" in sig.channels,
+                                   on_close=poller.close if poller is not None else lambda: None)
         if engine is not None:
             engine.connect()  # at start, as Debezium's connection (thread ids come in the same order)
             if engine.context.running:
