@@ -16,15 +16,14 @@ connection could not present it anyway).
 
 from __future__ import annotations
 
-import os
 import ssl
-import tempfile
 from dataclasses import dataclass
 from typing import Any
 
 import pymysql
 
 from connector.config.keystores import Identity, KeystoreError, read_identity, read_trusted_certs
+from connector.config.tls_context import client_context
 from connector.config.modes import SecureConnectionMode as Mode
 from connector.config.settings import DatabaseSslSettings
 from connector.errors import ConfigError, ServerSetupError
@@ -56,30 +55,6 @@ class DatabaseTls:
         return f"DatabaseTls(mode={self.mode.value})"
 
 
-def _context(verify: bool, check_host: bool, cadata: str | None, identity: Identity | None,
-             cert_file: str | None, key_file: str | None) -> ssl.SSLContext:
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    ctx.check_hostname = check_host
-    ctx.verify_mode = ssl.CERT_REQUIRED if verify else ssl.CERT_NONE
-    if cadata:
-        ctx.load_verify_locations(cadata=cadata)
-    if cert_file:
-        ctx.load_cert_chain(cert_file, key_file)
-    elif identity is not None:
-        _load_identity(ctx, identity)
-    return ctx
-
-
-def _load_identity(ctx: ssl.SSLContext, identity: Identity) -> None:
-    """`ssl` loads a key only from a file: write it to a private (0700) directory, load it, delete it."""
-    with tempfile.TemporaryDirectory(prefix="binlog-cdc-tls-") as tmp:  # created 0700 by mkdtemp
-        path = os.path.join(tmp, "identity.pem")
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w", encoding="ascii") as out:
-            out.write(identity.key_pem + identity.cert_chain_pem)
-        ctx.load_cert_chain(path)
-
-
 def database_tls(cfg: DatabaseSslSettings) -> DatabaseTls:
     """The TLS settings of every database connection; a `ConfigError` naming each unusable store or file."""
     problems: list[str] = []
@@ -106,8 +81,8 @@ def database_tls(cfg: DatabaseSslSettings) -> DatabaseTls:
         return DatabaseTls(cfg.mode)
     verify = cfg.mode in (Mode.VERIFY_CA, Mode.VERIFY_IDENTITY)
     try:
-        ctx = _context(verify, cfg.mode is Mode.VERIFY_IDENTITY, cadata if verify else None, identity,
-                       cfg.cert, cfg.key)
+        ctx = client_context(verify, cfg.mode is Mode.VERIFY_IDENTITY, cadata if verify else None, identity,
+                             cfg.cert, cfg.key)
     except (ssl.SSLError, OSError) as exc:
         what = "database.ssl.cert/database.ssl.key" if cfg.cert else "database.ssl.keystore/database.ssl.truststore"
         raise ConfigError([f"{what}: cannot be loaded for TLS ({getattr(exc, 'strerror', None) or exc})"]) from None

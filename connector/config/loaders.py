@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Mapping
 
 from connector.config.fields import BY_NAME, is_known
+from connector.config.registry import RegistryAccess, format_key_problems, registry_access, without_userinfo
 from connector.config.secret import is_sensitive
 from connector.config.settings import KafkaSettings, Settings, build_settings
 from connector.errors import ConfigError
@@ -146,7 +147,7 @@ def load_server_properties(props: dict[str, str]) -> LoadedConfig:
             warnings.append(f"unknown property {key} (Debezium Server properties start with debezium.source., "
                             f"debezium.sink.kafka.producer. or debezium.format.)")
     warnings += _unknown_source_warnings(source)
-    kafka = _kafka_settings(producer, formats, header_default="json")
+    kafka = _kafka_settings(producer, formats, header_default="json", warnings=warnings)
     return LoadedConfig(source=source, kafka=kafka, warnings=warnings, default_offsets_file=SERVER_DEFAULT_OFFSETS_FILE)
 
 
@@ -167,15 +168,13 @@ def load_connect_json(doc: dict, bootstrap: str | None, producer_overrides: dict
         schemas = source.get(f"{side}.converter.schemas.enable")
         if schemas is not None:
             formats[f"{side}.schemas.enable"] = schemas
-        url = source.get(f"{side}.converter.schema.registry.url")
-        if url:
-            formats[f"{side}.schema.registry.url"] = url
-        auth = source.get(f"{side}.converter.basic.auth.user.info")
-        if auth:
-            formats[f"{side}.basic.auth.user.info"] = auth
+        # the converter's own options (registry URL, credentials, TLS, ...): the same names as debezium.format.<side>.*
+        prefix = f"{side}.converter."
+        formats.update({f"{side}.{k[len(prefix):]}": v for k, v in source.items()
+                        if k.startswith(prefix) and k[len(prefix):] != "schemas.enable"})
     warnings = _unknown_source_warnings(source)
     # Kafka Connect's default header converter is SimpleHeaderConverter: raw strings.
-    kafka = _kafka_settings(producer, formats, header_default="simple")
+    kafka = _kafka_settings(producer, formats, header_default="simple", warnings=warnings)
     return LoadedConfig(source=source, kafka=kafka, warnings=warnings)
 
 
@@ -183,7 +182,8 @@ def _unknown_source_warnings(source: dict[str, str]) -> list[str]:
     return [f"unknown connector property {k} (ignored)" for k in sorted(source) if not is_known(k)]
 
 
-def _kafka_settings(producer: dict[str, str], formats: dict[str, str], header_default: str) -> KafkaSettings:
+def _kafka_settings(producer: dict[str, str], formats: dict[str, str], header_default: str,
+                    warnings: list[str]) -> KafkaSettings:
     problems = []
     key_format = formats.get("key", "json")
     value_format = formats.get("value", "json")
@@ -200,8 +200,18 @@ def _kafka_settings(producer: dict[str, str], formats: dict[str, str], header_de
     header_format = formats.get("header", header_default)
     if header_format not in ("json", "simple"):
         problems.append(f"debezium.format.header={header_format!r} is not supported; use json")
+    refused, unknown = format_key_problems(formats)
+    problems += refused
+    access = {}
+    for side, fmt in (("key", key_format), ("value", value_format)):
+        access[side] = RegistryAccess()
+        if fmt == "avro" and urls[side]:
+            access[side], side_problems = registry_access(formats, side, urls[side])
+            urls[side] = without_userinfo(urls[side])
+            problems += side_problems
     if problems:
         raise ConfigError(problems)
+    warnings.extend(unknown)
 
     def schemas(side: str) -> bool:
         text = formats.get(f"{side}.schemas.enable", formats.get("schemas.enable", "true"))
@@ -216,8 +226,8 @@ def _kafka_settings(producer: dict[str, str], formats: dict[str, str], header_de
         value_schemas_enable=schemas("value"),
         key_schema_registry_url=urls["key"] if key_format == "avro" else None,
         value_schema_registry_url=urls["value"] if value_format == "avro" else None,
-        schema_registry_basic_auth=formats.get("value.basic.auth.user.info", formats.get(
-            "key.basic.auth.user.info", formats.get("basic.auth.user.info"))),
+        key_registry_access=access["key"],
+        value_registry_access=access["value"],
     )
 
 

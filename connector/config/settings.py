@@ -12,6 +12,7 @@ from typing import Any
 from connector.config import modes
 from connector.config.families import ColumnMapperSettings, column_mappers, select_overrides
 from connector.config.fields import BY_NAME, FIELDS
+from connector.config.registry import RegistryAccess
 from connector.config.secret import Secret
 from connector.errors import ConfigError
 from connector.config.reader import PropertyReader
@@ -206,7 +207,9 @@ class KafkaSettings:
     # Confluent Schema Registry for the avro format (`schema.registry.url`, comma-separated list)
     key_schema_registry_url: str | None = None
     value_schema_registry_url: str | None = None
-    schema_registry_basic_auth: str | None = None  # basic.auth.user.info "user:password"
+    # credentials and TLS of each side's registry client (connector/config/registry.py)
+    key_registry_access: RegistryAccess = field(default_factory=RegistryAccess)
+    value_registry_access: RegistryAccess = field(default_factory=RegistryAccess)
 
     def bootstrap_servers(self) -> str | None:
         return self.producer.get("bootstrap.servers")

@@ -43,7 +43,8 @@ def run_encoder(settings: Settings, serializer: RecordSerializer | None = None,
     converters = serializer if serializer is not None else record_serializer(
         kafka.key_format, kafka.value_format, key_registry_url=kafka.key_schema_registry_url,
         value_registry_url=kafka.value_schema_registry_url, key_schemas_enable=kafka.key_schemas_enable,
-        value_schemas_enable=kafka.value_schemas_enable, basic_auth=kafka.schema_registry_basic_auth)
+        value_schemas_enable=kafka.value_schemas_enable, key_access=kafka.key_registry_access,
+        value_access=kafka.value_registry_access)
     return RecordEncoder(converters, key_schemas_enable=kafka.key_schemas_enable,
                          value_schemas_enable=kafka.value_schemas_enable, transforms=transforms)
 

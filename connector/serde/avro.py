@@ -20,6 +20,7 @@ from typing import Any, Callable, Mapping, Protocol
 
 import fastavro
 
+from connector.config.registry import RegistryAccess
 from connector.serde.avro_schema import avro_schema_text
 from connector.serde.connect_schema import DECIMAL_NAME, ConnectSchema, Type
 from connector.serde.json_converter import JsonConverter
@@ -176,21 +177,24 @@ class RecordSerializer:
 
 def record_serializer(key_format: str, value_format: str, *, key_registry_url: str | None = None,
                       value_registry_url: str | None = None, key_schemas_enable: bool = True,
-                      value_schemas_enable: bool = True, basic_auth: str | None = None) -> RecordSerializer | None:
+                      value_schemas_enable: bool = True, key_access: RegistryAccess | None = None,
+                      value_access: RegistryAccess | None = None) -> RecordSerializer | None:
     """The run's converters when either side is Avro; None when both are JSON (the callers' text fast path)."""
     if "avro" not in (key_format, value_format):
         return None
     from connector.serde.schema_registry import SchemaRegistryClient
 
-    registries: dict[str, SchemaRegistryClient] = {}
+    registries: dict[tuple[str, RegistryAccess], SchemaRegistryClient] = {}
 
-    def side(fmt: str, url: str | None, schemas_enable: bool, is_key: bool) -> SideSerializer:
+    def side(fmt: str, url: str | None, schemas_enable: bool, is_key: bool,
+             access: RegistryAccess | None) -> SideSerializer:
         if fmt != "avro":
             return JsonSide(schemas_enable)
         assert url, "the configuration loader requires a schema registry url for avro"
-        if url not in registries:  # key and value share one client (and its cache) per registry
-            registries[url] = SchemaRegistryClient.from_config(url, basic_auth)
-        return AvroSide(registries[url], is_key)
+        access = access or RegistryAccess()
+        if (url, access) not in registries:  # key and value share one client (and its cache) per registry
+            registries[(url, access)] = SchemaRegistryClient.from_config(url, access)
+        return AvroSide(registries[(url, access)], is_key)
 
-    return RecordSerializer(side(key_format, key_registry_url, key_schemas_enable, True),
-                            side(value_format, value_registry_url, value_schemas_enable, False))
+    return RecordSerializer(side(key_format, key_registry_url, key_schemas_enable, True, key_access),
+                            side(value_format, value_registry_url, value_schemas_enable, False, value_access))

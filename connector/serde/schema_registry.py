@@ -13,11 +13,14 @@ from __future__ import annotations
 
 import base64
 import json
+import ssl
 import urllib.error
 import urllib.parse
 import urllib.request
 from dataclasses import dataclass, field
 
+from connector.config.registry import RegistryAccess, without_userinfo
+from connector.config.secret import Secret
 from connector.errors import IncompatibleSchemaError, SchemaRegistryError, SchemaRegistryUnavailable
 
 __all__ = ["SchemaRegistryClient", "SchemaRegistryError", "SchemaRegistryUnavailable", "IncompatibleSchemaError"]
@@ -27,19 +30,21 @@ _CONTENT_TYPE = "application/vnd.schemaregistry.v1+json"
 
 @dataclass
 class SchemaRegistryClient:
-    """`urls`: one or more base URLs (comma-separated in configuration), tried in order."""
+    """`urls`: one or more base URLs (comma-separated in configuration, credentials removed), tried in order."""
 
     urls: tuple[str, ...]
-    basic_auth: str | None = None  # "user:password" (basic.auth.user.info)
+    basic_auth: Secret | None = None  # "user:password"
+    ssl_context: ssl.SSLContext | None = None
     timeout_s: float = 30.0
     _ids: dict[tuple[str, str], int] = field(default_factory=dict, repr=False)
 
     @classmethod
-    def from_config(cls, url_list: str, basic_auth: str | None = None) -> "SchemaRegistryClient":
-        urls = tuple(u.strip().rstrip("/") for u in url_list.split(",") if u.strip())
+    def from_config(cls, url_list: str, access: RegistryAccess | None = None) -> "SchemaRegistryClient":
+        access = access or RegistryAccess()
+        urls = tuple(without_userinfo(u.strip()).rstrip("/") for u in url_list.split(",") if u.strip())
         if not urls:
             raise SchemaRegistryError("schema.registry.url is empty")
-        return cls(urls, basic_auth)
+        return cls(urls, access.basic_auth, access.ssl_context())
 
     def register(self, subject: str, schema: str) -> int:
         """The id of `schema` under `subject`, registering it if needed (cached per pair)."""
@@ -58,9 +63,10 @@ class SchemaRegistryClient:
             req = urllib.request.Request(base + path, data=body, method=method,
                                          headers={"Content-Type": _CONTENT_TYPE, "Accept": _CONTENT_TYPE})
             if self.basic_auth:
-                req.add_header("Authorization", "Basic " + base64.b64encode(self.basic_auth.encode()).decode())
+                token = base64.b64encode(self.basic_auth.reveal().encode()).decode()
+                req.add_header("Authorization", "Basic " + token)
             try:
-                with urllib.request.urlopen(req, timeout=self.timeout_s) as resp:
+                with urllib.request.urlopen(req, timeout=self.timeout_s, context=self.ssl_context) as resp:
                     return json.loads(resp.read() or b"{}")
             except urllib.error.HTTPError as exc:
                 detail = _error_message(exc)
@@ -81,7 +87,23 @@ class SchemaRegistryClient:
                     raise SchemaRegistryError(
                         f"schema registry {base} answered HTTP {exc.code} for subject {subject!r}: {detail}") from None
                 last = exc
-            except (urllib.error.URLError, OSError, ValueError) as exc:
+            except urllib.error.URLError as exc:
+                if isinstance(exc.reason, ssl.SSLCertVerificationError):
+                    # a certificate the truststore does not vouch for stays so: retrying cannot help
+                    raise SchemaRegistryError(
+                        f"schema registry {base}: TLS certificate not trusted ({exc.reason.verify_message}); set "
+                        f"schema.registry.ssl.truststore.location to the CA that signed the registry's certificate"
+                        + (", and use a host name the certificate lists (or "
+                           "schema.registry.ssl.endpoint.identification.algorithm= to skip that check)"
+                           if "hostname" in str(exc.reason).lower() or "IP address" in str(exc.reason) else "")
+                    ) from None
+                if isinstance(exc.reason, ssl.SSLError):
+                    # e.g. a registry that wants a client certificate ends the handshake; kept retriable,
+                    # because a network fault can look the same
+                    exc = OSError(f"TLS handshake failed ({exc.reason}); if the registry requires a client "
+                                  f"certificate, set schema.registry.ssl.keystore.location")
+                last = exc
+            except (OSError, ValueError) as exc:
                 last = exc
         raise SchemaRegistryUnavailable(f"schema registry {', '.join(self.urls)} unavailable while registering "
                                         f"subject {subject!r}: {last}")

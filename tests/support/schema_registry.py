@@ -17,11 +17,17 @@ long → float/double, float → double, string ↔ bytes, a union may gain bran
 with error_code 409, as the real registry answers.
 
     python -m tests.support.schema_registry --port 8081   # standalone
+
+`SchemaRegistryServer(tls=(cert, key), client_ca=..., basic_auth="user:pw")` serves HTTPS (optionally
+requiring a client certificate) and answers 401 without the right `Authorization: Basic` header, as a
+secured registry does.
 """
 from __future__ import annotations
 
 import argparse
+import base64
 import json
+import ssl
 import threading
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -136,6 +142,7 @@ class _State:
     compatibility: str = "BACKWARD"
     subject_compatibility: dict[str, str] = field(default_factory=dict)
     requests: list[tuple[str, str]] = field(default_factory=list)  # (method, path) log for tests
+    basic_auth: str | None = None  # "user:password" the server requires
 
     def register(self, subject: str, text: str) -> tuple[int, dict[str, Any] | None]:
         with self.lock:
@@ -175,12 +182,20 @@ def _handler(state: _State) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length") or 0)
             return json.loads(self.rfile.read(length) or b"{}")
 
-        def _parts(self) -> list[str]:
+        def _parts(self) -> list[str] | None:
+            """The path's parts; None (401 sent) when the request lacks the credentials the server requires."""
             state.requests.append((self.command, self.path))
+            if state.basic_auth is not None:
+                expected = "Basic " + base64.b64encode(state.basic_auth.encode()).decode()
+                if self.headers.get("Authorization") != expected:
+                    self._reply(401, {"error_code": 401, "message": "Unauthorized"})
+                    return None
             return [unquote(p) for p in self.path.split("?")[0].strip("/").split("/") if p]
 
         def do_POST(self) -> None:  # noqa: N802
             parts = self._parts()
+            if parts is None:
+                return
             if len(parts) == 3 and parts[0] == "subjects" and parts[2] == "versions":
                 doc = self._body()
                 text = doc.get("schema")
@@ -196,6 +211,8 @@ def _handler(state: _State) -> type[BaseHTTPRequestHandler]:
 
         def do_PUT(self) -> None:  # noqa: N802
             parts = self._parts()
+            if parts is None:
+                return
             if parts and parts[0] == "config":
                 level = str(self._body().get("compatibility", "BACKWARD")).upper()
                 with state.lock:
@@ -208,6 +225,8 @@ def _handler(state: _State) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:  # noqa: N802
             parts = self._parts()
+            if parts is None:
+                return
             with state.lock:
                 if parts == ["subjects"]:
                     return self._reply(200, sorted(state.subjects))
@@ -240,14 +259,24 @@ def _handler(state: _State) -> type[BaseHTTPRequestHandler]:
 class SchemaRegistryServer:
     """The registry on 127.0.0.1 (port 0: any free port), serving from a background thread."""
 
-    def __init__(self, port: int = 0) -> None:
-        self.state = _State()
+    def __init__(self, port: int = 0, *, tls: tuple[str, str] | None = None, client_ca: str | None = None,
+                 basic_auth: str | None = None, host: str = "127.0.0.1") -> None:
+        self.state = _State(basic_auth=basic_auth)
         self._server = ThreadingHTTPServer(("127.0.0.1", port), _handler(self.state))
+        self._scheme, self._host = "http", host
+        if tls is not None:
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(*tls)
+            if client_ca is not None:
+                ctx.verify_mode = ssl.CERT_REQUIRED
+                ctx.load_verify_locations(client_ca)
+            self._server.socket = ctx.wrap_socket(self._server.socket, server_side=True)
+            self._scheme = "https"
         self._thread = threading.Thread(target=self._server.serve_forever, name="schema-registry", daemon=True)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return f"{self._scheme}://{self._host}:{self._server.server_address[1]}"
 
     def start(self) -> "SchemaRegistryServer":
         self._thread.start()

@@ -1,0 +1,163 @@
+"""The Schema Registry client's settings, as Confluent's AvroConverter reads them from its converter properties.
+
+Debezium Server passes `debezium.format.<side>.<name>` (and the shared `debezium.format.<name>`) to the
+converter; Kafka Connect passes `<side>.converter.<name>`. Both arrive here as `<side>.<name>` / `<name>`.
+What the converter would do with a name is either done here or refused by name; a name nobody knows is
+named in a warning (a misspelt option must not be ignored in silence).
+
+Authentication is Confluent's: `basic.auth.credentials.source=URL` (the default) takes `user:password`
+from the registry URL, `USER_INFO` from `basic.auth.user.info`. TLS: `schema.registry.ssl.truststore.*`
+(JKS, PKCS#12 or PEM), `schema.registry.ssl.keystore.*` for a client certificate, and
+`schema.registry.ssl.endpoint.identification.algorithm` (`https`, the default, checks the host name;
+empty turns that check off, as in Java).
+"""
+
+from __future__ import annotations
+
+import ssl
+import urllib.parse
+from dataclasses import dataclass
+
+from connector.config.keystores import KeystoreError, read_identity, read_trusted_certs
+from connector.config.secret import Secret
+from connector.config.tls_context import client_context
+
+__all__ = ["RegistryAccess", "format_key_problems", "registry_access", "without_userinfo"]
+
+_SSL = "schema.registry.ssl."
+_ACCESS_NAMES = (
+    "basic.auth.credentials.source", "basic.auth.user.info", "schema.registry.basic.auth.user.info",
+    _SSL + "truststore.location", _SSL + "truststore.password", _SSL + "truststore.type",
+    _SSL + "keystore.location", _SSL + "keystore.password", _SSL + "keystore.type", _SSL + "key.password",
+    _SSL + "endpoint.identification.algorithm",
+)
+# What the loaders read themselves (formats, schemas.enable, the registry URL).
+_FORMAT_NAMES = ("schemas.enable", "schema.registry.url")
+# AvroConverter options whose default is what binlog-cdc does: accepted with that value, refused otherwise.
+_DEFAULTS_ONLY = {
+    "auto.register.schemas": "true",
+    "use.latest.version": "false",
+    "key.subject.name.strategy": "io.confluent.kafka.serializers.subject.TopicNameStrategy",
+    "value.subject.name.strategy": "io.confluent.kafka.serializers.subject.TopicNameStrategy",
+    "normalize.schemas": "false",
+    "schemas.cache.config": None,  # a cache size: any value is fine, the cache here is unbounded per run
+}
+_REFUSED_PREFIXES = ("bearer.auth.", "schema.registry.ssl.", "basic.auth.", "schema.registry.basic.auth.")
+
+
+@dataclass(frozen=True, repr=False)
+class RegistryAccess:
+    """How to reach one side's registry: credentials and TLS. Never printed with its secrets."""
+
+    basic_auth: Secret | None = None  # "user:password"
+    truststore: str | None = None
+    truststore_password: Secret | None = None
+    keystore: str | None = None
+    keystore_password: Secret | None = None
+    check_hostname: bool = True
+
+    def ssl_context(self) -> ssl.SSLContext | None:
+        """None: Python's defaults (system CAs, host name checked) suffice."""
+        if self.truststore is None and self.keystore is None and self.check_hostname:
+            return None
+        cadata = read_trusted_certs(self.truststore, _reveal(self.truststore_password),
+                                    "schema.registry.ssl.truststore.location") if self.truststore else None
+        identity = read_identity(self.keystore, _reveal(self.keystore_password),
+                                 "schema.registry.ssl.keystore.location") if self.keystore else None
+        return client_context(True, self.check_hostname, cadata, identity)
+
+    def __repr__(self) -> str:
+        return (f"RegistryAccess(basic_auth={'set' if self.basic_auth else None}, truststore={self.truststore!r}, "
+                f"keystore={self.keystore!r}, check_hostname={self.check_hostname})")
+
+
+def _reveal(secret: Secret | None) -> str | None:
+    return secret.reveal() if secret else None
+
+
+def _get(formats: dict[str, str], side: str, name: str) -> str | None:
+    return formats.get(f"{side}.{name}", formats.get(name))
+
+
+def registry_access(formats: dict[str, str], side: str, url: str) -> tuple[RegistryAccess, list[str]]:
+    """The access settings of `side` ("key"/"value") and every problem with them (loading the stores included,
+    so that `validate` reports a wrong password before anything connects)."""
+    problems: list[str] = []
+    source = (_get(formats, side, "basic.auth.credentials.source") or "URL").strip().upper()
+    user_info = _get(formats, side, "basic.auth.user.info") or _get(formats, side, "schema.registry.basic.auth.user.info")
+    basic: str | None = None
+    if source == "USER_INFO":
+        if not user_info:
+            problems.append(f"{side}: basic.auth.credentials.source=USER_INFO needs basic.auth.user.info=user:password")
+        basic = user_info
+    elif source == "URL":
+        first = urllib.parse.urlsplit(url.split(",")[0].strip())
+        if first.username is not None:
+            basic = urllib.parse.unquote(first.username) + ":" + urllib.parse.unquote(first.password or "")
+        elif user_info:
+            basic = user_info  # Confluent would ignore it without USER_INFO; sending it is what the user meant
+    else:
+        problems.append(f"{side}: basic.auth.credentials.source={source} is not supported; use USER_INFO with "
+                        f"basic.auth.user.info, or credentials in the registry URL (URL)")
+    algorithm = _get(formats, side, _SSL + "endpoint.identification.algorithm")
+    access = RegistryAccess(
+        basic_auth=Secret(basic) if basic else None,
+        truststore=_get(formats, side, _SSL + "truststore.location") or None,
+        truststore_password=_secret(_get(formats, side, _SSL + "truststore.password")),
+        keystore=_get(formats, side, _SSL + "keystore.location") or None,
+        keystore_password=_secret(_get(formats, side, _SSL + "keystore.password")),
+        check_hostname=(algorithm if algorithm is not None else "https").strip().lower() == "https",
+    )
+    key_password = _get(formats, side, _SSL + "key.password")
+    if key_password and key_password != _get(formats, side, _SSL + "keystore.password"):
+        problems.append(f"{side}: schema.registry.ssl.key.password differs from schema.registry.ssl.keystore.password; "
+                        f"give the key the store's password (keytool -keypasswd)")
+    try:
+        access.ssl_context()
+    except (KeystoreError, ssl.SSLError, OSError) as exc:
+        problems.append(f"{side}: {exc}")
+    return access, problems
+
+
+def _secret(value: str | None) -> Secret | None:
+    return Secret(value) if value else None
+
+
+def format_key_problems(formats: dict[str, str]) -> tuple[list[str], list[str]]:
+    """(refusals, warnings) for the converter options the connector does not act on."""
+    refused: list[str] = []
+    warnings: list[str] = []
+    for key, value in sorted(formats.items()):
+        if key in ("key", "value", "header"):
+            continue
+        side, _, name = key.partition(".")
+        if side not in ("key", "value", "header"):
+            name = key
+        if name in _FORMAT_NAMES or name in _ACCESS_NAMES:
+            continue
+        if name in _DEFAULTS_ONLY:
+            default = _DEFAULTS_ONLY[name]
+            if default is not None and value.strip().lower() != default.lower():
+                refused.append(f"converter property {key}={value}: binlog-cdc's Avro converter always does "
+                               f"{name}={default}; remove the property")
+            continue
+        if name.startswith(_REFUSED_PREFIXES):
+            refused.append(f"converter property {key} is not supported by binlog-cdc's Schema Registry client "
+                           f"(supported: basic auth from the URL or basic.auth.user.info, and "
+                           f"schema.registry.ssl.truststore.*/keystore.*/key.password/"
+                           f"endpoint.identification.algorithm); remove it or use one of those")
+            continue
+        warnings.append(f"unknown converter property {key!r} (ignored)")
+    return refused, warnings
+
+
+def without_userinfo(urls: str) -> str:
+    """`http://user:pw@host:8081` → `http://host:8081`, for each URL of a comma-separated list: the
+    credentials travel in RegistryAccess (a header), never in a URL that could be logged."""
+    out = []
+    for url in urls.split(","):
+        parts = urllib.parse.urlsplit(url.strip())
+        if parts.username is not None or parts.password is not None:
+            url = urllib.parse.urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
+        out.append(url.strip())
+    return ",".join(out)
