@@ -209,6 +209,9 @@ class SignalingEmitter:
             if source is not None:  # only the binlog knows where a window closes
                 snapshots.close_window(action.id, source, self._state.offset())
         elif isinstance(action, StopSnapshot):
+            if action.kind == "blocking":
+                # a blocking snapshot runs to its end while streaming waits: there is nothing to stop in between
+                raise SignalRejected(action.id, "stop-snapshot applies to incremental snapshots only")
             snapshots.stop(action.data_collections)
         elif isinstance(action, PauseSnapshot):
             snapshots.pause()
