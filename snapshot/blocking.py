@@ -117,7 +117,8 @@ class BlockingSnapshot:
             log.info("signal '%s': blocking snapshot completed, %d rows in %.1f s; streaming resumes", action.id,
                      rows, time.monotonic() - started)
         except InterruptedError:
-            log.warning("signal '%s': blocking snapshot interrupted by shutdown", action.id)
+            log.warning("signal '%s': blocking snapshot interrupted by shutdown; as in Debezium it is not resumed "
+                        "at the next start: send the signal again", action.id)
         except (StatementRejected, pymysql.err.MySQLError, ValueError) as exc:
             log.warning("signal '%s': blocking snapshot not completed (%s); streaming resumes", action.id, exc)
         finally:
