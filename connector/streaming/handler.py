@@ -95,7 +95,9 @@ class ChangeEmitter(Protocol):
 
 @runtime_checkable
 class PausePoint(Protocol):
-    """An emitter that may ask streaming to pause before the next event (a blocking snapshot)."""
+    """An emitter told about points between events (connector/signals/processor.py): before an event when it asked
+    for a pause (a blocking snapshot, signals of other channels), after each commit and at idle heartbeats (the
+    read-only incremental snapshot's windows)."""
 
     pause_requested: bool
 
@@ -226,7 +228,7 @@ class StreamingHandler:
         # Optional emitter capability: verify each TABLE_MAP against the schema (connector.schema.table_map_check).
         self._check_table_map: Callable[[TableId, tuple[int, ...], str, int], None] | None = getattr(
             emitter, "table_map", None)
-        # Optional emitter capability (connector/signals/processor.py): a blocking snapshot asked for by a signal
+        # Optional emitter capability (connector/signals/processor.py): e.g. a blocking snapshot asked for by a signal
         # runs when the next event arrives, before that event is handled (Debezium pauses streaming there).
         self._pause: PausePoint | None = emitter if isinstance(emitter, PausePoint) else None
         self._handlers: dict[type, Callable[[PositionedEvent], None]] = {
