@@ -207,7 +207,7 @@ class Daemon:
                                           committed=lambda: committer.last_committed, on_reader=self._reader_open,
                                           signals=signal_emitter(s, params, dispatcher,
                                                                  _SnapshotEmitter(dispatcher, self._housekeeping),
-                                                                 self.token))
+                                                                 self.token, self.snapshot_metrics))
         coordinator = Coordinator(self.policy, stored, ServerStart(s, info, ctl, schema, live, table_filter),
                                   snapshots, streaming, self.token, resume_enabled=s.snapshot.resume_enabled,
                                   after_snapshot=self._flush_and_commit)

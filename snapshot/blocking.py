@@ -35,6 +35,7 @@ from connector.streaming.handler import EventSource
 from schema_history.model import TableId
 from snapshot.chunks import ChunkReader
 from snapshot.emitter import SnapshotEmitter
+from snapshot.metrics import SnapshotMetrics
 from snapshot.plan import SnapshotQueries, TableRead, plan_snapshot
 from snapshot.scan import marker, row_writer
 
@@ -86,13 +87,14 @@ def checked_statement(text: str, table_id: TableId) -> str:
 class BlockingSnapshot:
     def __init__(self, connect: Callable[[], pymysql.connections.Connection], emitter: BlockingEmitter,
                  tables: Callable[[], list[TableId]], queries: SnapshotQueries, fetch_size: int = 2000,
-                 should_stop: Callable[[], bool] = lambda: False) -> None:
+                 should_stop: Callable[[], bool] = lambda: False, metrics: SnapshotMetrics | None = None) -> None:
         self._connect = connect
         self._emitter = emitter
         self._tables = tables
         self._queries = queries
         self._fetch_size = fetch_size
         self._should_stop = should_stop
+        self._metrics = metrics if metrics is not None else SnapshotMetrics()
 
     def tables_for(self, action: ExecuteSnapshot) -> list[TableId]:
         patterns = [re.compile(p, re.IGNORECASE) for p in action.data_collections]
@@ -106,20 +108,27 @@ class BlockingSnapshot:
         if not tables:
             return
         self._emitter.replay_snapshot_schema(tables)
+        metrics = self._metrics
+        metrics.started()
+        metrics.tables(tables)
         started = time.monotonic()
         try:
             conn = self._connect()
         except pymysql.err.MySQLError as exc:
+            metrics.finished(aborted=True)
             log.warning("signal '%s': blocking snapshot not completed (%s); streaming resumes", action.id, exc)
             return
         try:
             rows = self._read(conn, action, tables, source, offset)
+            metrics.finished()
             log.info("signal '%s': blocking snapshot completed, %d rows in %.1f s; streaming resumes", action.id,
                      rows, time.monotonic() - started)
         except InterruptedError:
+            metrics.finished(aborted=True)
             log.warning("signal '%s': blocking snapshot interrupted by shutdown; as in Debezium it is not resumed "
                         "at the next start: send the signal again", action.id)
         except (StatementRejected, pymysql.err.MySQLError, ValueError) as exc:
+            metrics.finished(aborted=True)
             log.warning("signal '%s': blocking snapshot not completed (%s); streaming resumes", action.id, exc)
         finally:
             try:
@@ -170,6 +179,7 @@ class BlockingSnapshot:
                 raise refused  # where Debezium's query fails: the tables before it were sent
             log.info("Exporting data from table '%s' (%d of %d tables)", read.table_id.dotted(), t_index + 1, count)
             reader = ChunkReader(conn, read.scan, self._fetch_size, read.streaming)
+            self._metrics.table_started(read.table_id, read.estimate or 0)
             try:
                 emit_table = row_writer(self._emitter, read.table_id, reader.open())
                 r_index = 0
@@ -180,10 +190,12 @@ class BlockingSnapshot:
                             emit_p(values_p, source_for(table_p, marker(t_p, count, r_p, last_p)), in_progress)
                         pending = (emit_table, read.table_id, values, t_index, r_index, False)
                         r_index += 1
+                    self._metrics.rows(read.table_id, r_index)
                     if self._should_stop():
                         raise InterruptedError("blocking snapshot interrupted by shutdown")
                 if pending is not None:
                     pending = pending[:5] + (True,)
+                self._metrics.table_completed(read.table_id, r_index)
                 total += r_index
             finally:
                 reader.close()

@@ -24,6 +24,7 @@ from schema_history.model import TableId
 from snapshot.blocking import BlockingEmitter, BlockingSnapshot
 from snapshot.incremental.context import IncrementalContext
 from snapshot.incremental.source import IncrementalSnapshot
+from snapshot.metrics import SnapshotMetrics
 from snapshot.plan import SnapshotQueries
 from snapshot.scan import DEFAULT_FETCH_SIZE
 
@@ -47,7 +48,7 @@ def external_channels(settings: Settings) -> list[SignalChannel]:
 
 
 def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dispatcher,
-                   snapshot_emitter: BlockingEmitter, token: StopSignal
+                   snapshot_emitter: BlockingEmitter, token: StopSignal, metrics: SnapshotMetrics
                    ) -> Callable[[StreamingState, ChangeEmitter], ChangeEmitter] | None:
     """Signals around the dispatcher, when a signal table or a kafka/file channel is configured."""
     sig = settings.signals
@@ -83,10 +84,10 @@ def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dis
             slot = next((p for p in state.parts if isinstance(p, IncrementalSnapshotSlot)), None)
             context = IncrementalContext.load(dict(slot.values)) if slot is not None else None
             engine = IncrementalSnapshot(connect_signal_db, signal_table, dispatcher.schema, dispatcher,
-                                         sig.chunk_size, context, read_only=sig.read_only)
+                                         sig.chunk_size, context, read_only=sig.read_only, metrics=metrics)
             snapshots = engine
         blocking = BlockingSnapshot(connect_snapshot, snapshot_emitter, dispatcher.schema.table_ids, queries,
-                                    ss.fetch_size or DEFAULT_FETCH_SIZE, lambda: token.requested)
+                                    ss.fetch_size or DEFAULT_FETCH_SIZE, lambda: token.requested, metrics)
         queue, poller = None, None
         if sig.external:
             queue = SignalQueue()

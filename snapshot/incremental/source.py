@@ -33,6 +33,7 @@ from schema_history.model import Table, TableId
 from snapshot.chunks import DIALECT, ChunkReader, TableScan, key_after, table_expression
 from snapshot.incremental.context import Collection, IncrementalContext, java_key_type
 from snapshot.incremental.read_only import GtidWatermarks
+from snapshot.metrics import SnapshotMetrics
 
 __all__ = ["IncrementalSnapshot", "RowSink", "Tables"]
 
@@ -56,7 +57,8 @@ class RowSink(Protocol):
 class IncrementalSnapshot:
     def __init__(self, connect: Callable[[], pymysql.connections.Connection], signal_table: TableId,
                  tables: Tables, sink: RowSink, chunk_size: int, context: IncrementalContext | None = None,
-                 clock_ns: Callable[[], int] = time.time_ns, *, read_only: bool = False) -> None:
+                 clock_ns: Callable[[], int] = time.time_ns, *, read_only: bool = False,
+                 metrics: SnapshotMetrics | None = None) -> None:
         self._connect = connect
         self._conn: pymysql.connections.Connection | None = None
         self._signal_table = signal_table
@@ -71,6 +73,7 @@ class IncrementalSnapshot:
         self._window: dict[tuple, tuple] = {}
         self._key_index: list[int] = []
         self.rows_scanned = 0
+        self._metrics = metrics if metrics is not None else SnapshotMetrics()
 
     # ------------------------------------------------------------ offsets
     def slot(self) -> IncrementalSnapshotSlot | None:
@@ -94,6 +97,9 @@ class IncrementalSnapshot:
             collections.append(Collection(TableId.parse_identifier(name), condition or None, action.surrogate_key))
         log.info("signal '%s': incremental snapshot of %s", action.id, ", ".join(names))
         context.add(action.id, collections)
+        if not was_running:
+            self._metrics.started()
+        self._metrics.tables([c.table for c in context.collections])
         if not was_running:
             self.read_chunk()
 
@@ -183,8 +189,7 @@ class IncrementalSnapshot:
         if current is not None and current.table.dotted() in names:
             self._window.clear()
             context.window_open = False
-            self.rows_scanned = 0
-            context.next_collection()  # resets the current table's keys
+            self._next_table(aborted=True)  # resets the current table's keys
             stopped.append(current.table.dotted())
         if not context.running:
             context.correlation_id = None
@@ -195,11 +200,13 @@ class IncrementalSnapshot:
         if self.context.running and not self.context.paused:
             log.info("incremental snapshot paused")
             self.context.paused = True
+            self._metrics.paused_changed(True)
 
     def resume(self) -> None:
         if self.context.running and self.context.paused:
             log.info("incremental snapshot resumed")
             self.context.paused = False
+            self._metrics.paused_changed(False)
             self.read_chunk()
 
     def process_change(self, table_id: TableId, images: Sequence[Sequence[Any] | None], source: EventSource,
@@ -234,14 +241,25 @@ class IncrementalSnapshot:
                                 collection.table.dotted(), exc)
                     if isinstance(exc, pymysql.err.OperationalError):
                         self._close()
-                context.next_collection()
+                self._next_table()
             self._watermark(conn, "close", "snapshot-window-close")
         except pymysql.err.MySQLError as exc:
             log.warning("incremental snapshot (signal '%s'): %s; skipping the table and continuing streaming",
                         context.correlation_id, exc)
             self._close()
             if context.running:
-                context.next_collection()
+                self._next_table()
+
+    def _next_table(self, aborted: bool = False) -> None:
+        """The current table is done (or skipped, or stopped): on to the next, and the snapshot metrics."""
+        context = self.context
+        current = context.current
+        if current is not None:
+            self._metrics.table_completed(current.table, self.rows_scanned)
+        self.rows_scanned = 0
+        context.next_collection()
+        if not context.running:
+            self._metrics.finished(aborted=aborted)
 
     def _read_table_chunk(self, conn: pymysql.connections.Connection, collection: Collection) -> bool:
         """Fill the window with the next chunk of `collection`; False when the table is done (or empty)."""
@@ -279,9 +297,9 @@ class IncrementalSnapshot:
         conn.commit()
         if not self._window:
             log.info("incremental snapshot of %s done (%d rows)", collection.table.dotted(), self.rows_scanned)
-            self.rows_scanned = 0
             return False
         self.rows_scanned += len(self._window)
+        self._metrics.rows(collection.table, self.rows_scanned)
         context.chunk_end = reader.last_key
         return True
 

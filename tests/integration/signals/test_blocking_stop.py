@@ -45,6 +45,9 @@ def test_stop_during_a_blocking_snapshot_then_streaming_goes_on(mariadb, broker,
     assert proc.stop() == 0, proc.log_tail()
     assert time.monotonic() - started < 30, "a stop must not wait for the blocking snapshot to finish"
     assert "not resumed at the next start" in proc.log_tail(200)
+    metrics = proc.status()["snapshot"]  # Debezium's snapshot metric names, for blocking snapshots too
+    assert metrics["SnapshotAborted"] and not metrics["SnapshotRunning"] and metrics["TotalTableCount"] == 1
+    assert 0 < metrics["RowsScanned"][f"{database}.big"] < ROWS
 
     proc = start()
     mariadb.run_sql("INSERT INTO big VALUES (-1, 'after');", database=database)

@@ -79,6 +79,8 @@ def test_incremental_snapshot_under_concurrent_writes_keeps_per_key_order(server
     finally:
         writer.stop_requested.set()
         assert proc.stop() == 0, proc.log_tail()
+    metrics = proc.status()["snapshot"]  # Debezium's snapshot metric names, for incremental snapshots too
+    assert metrics["SnapshotCompleted"] and not metrics["SnapshotRunning"] and metrics["TotalTableCount"] == 1
 
     state: dict[int, tuple] = {}
     last_n: dict[int, int] = {}
@@ -103,4 +105,5 @@ def test_incremental_snapshot_under_concurrent_writes_keeps_per_key_order(server
         cur.execute("SELECT id, n, v FROM items ORDER BY id")
         table = {row[0]: tuple(row) for row in cur.fetchall()}
     assert writer.committed > 20 and reads > 0
+    assert metrics["RowsScanned"][f"{database}.items"] >= reads  # the rows read, de-duplicated ones included
     assert state == table, f"{len(set(state.items()) ^ set(table.items()))} rows differ from the table"

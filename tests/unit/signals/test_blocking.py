@@ -44,3 +44,18 @@ def test_an_interrupted_blocking_snapshot_is_not_an_initial_one(snapshot, in_pro
     offset = SourceOffset.from_map({"file": "mariadb-bin.000001", "pos": 2802, "event": 3,
                                     **({"snapshot": snapshot} if snapshot else {})})
     assert offset.snapshot_in_progress is in_progress
+
+
+def test_snapshot_metrics_say_paused_and_start_afresh_for_each_snapshot():
+    from snapshot.metrics import SnapshotMetrics
+
+    m = SnapshotMetrics()
+    m.started()
+    m.tables([ORDERS])
+    m.rows(ORDERS, 2)
+    m.paused_changed(True)
+    assert m.as_dict()["SnapshotPaused"] and m.as_dict()["RowsScanned"] == {"inventory.orders": 2}
+    m.finished(aborted=True)
+    assert not m.as_dict()["SnapshotPaused"] and m.as_dict()["SnapshotAborted"]
+    m.started()  # the next (blocking or incremental) snapshot
+    assert m.as_dict()["RowsScanned"] == {} and not m.as_dict()["SnapshotAborted"]
