@@ -26,7 +26,7 @@ from connector.converters.base import ValueSettings
 from connector.converters.mappers import column_mapper_rules, mapper_lookup
 from connector.converters.registry import unusable_column
 from connector.converters.snapshot_conv import allow_binary_vectors, pymysql_conversions
-from connector.coordinator import Coordinator
+from connector.coordinator import Coordinator, SnapshotRemainder
 from connector.dispatch.dispatcher import Dispatcher
 from connector.events.records import HeaderFormat
 from connector.transforms import build_chain
@@ -48,7 +48,6 @@ from connector.schema.live import LiveSchema
 from connector.schema.tracker import build_schema_tracker
 from connector.shutdown import ShutdownToken
 from connector.signals.wiring import signal_emitter
-from connector.streaming.handler import ChangeEmitter, StreamingState
 from connector.streaming.loop import EventReader
 from connector.streaming.source import BinlogStreamingSource
 from schema_history.model import TableId
@@ -56,7 +55,7 @@ from snapshot.initial import InitialSnapshot, SnapshotOptions, SnapshotSource, S
 from snapshot.metrics import SnapshotMetrics
 from snapshot.modes import SnapshotPolicy, policy_for
 from snapshot.plan import SnapshotQueries
-from snapshot.resume import ResumePoint
+from snapshot.remainder import remainder_context
 
 log = logging.getLogger(__name__)
 
@@ -210,6 +209,7 @@ class Daemon:
                                                                  self.token, self.snapshot_metrics))
         coordinator = Coordinator(self.policy, stored, ServerStart(s, info, ctl, schema, live, table_filter),
                                   snapshots, streaming, self.token, resume_enabled=s.snapshot.resume_enabled,
+                                  remainder=snapshot_remainder(s, schema, table_filter),
                                   after_snapshot=self._flush_and_commit)
         try:
             coordinator.run()
@@ -282,6 +282,22 @@ class Daemon:
         }, force=force)
 
 
+def snapshot_queries(settings: Settings) -> SnapshotQueries:
+    ss = settings.snapshot
+    return SnapshotQueries(ss.include_collection_list, ss.select_overrides, ss.tables_order_by_row_count,
+                           ss.min_row_count_to_stream_results, ss.fetch_size, settings.filters.table_include)
+
+
+def snapshot_remainder(settings: Settings, schema: Any, table_filter: TableFilter) -> SnapshotRemainder | None:
+    """How an interrupted initial snapshot's remainder is read: as an incremental snapshot, which needs watermarks
+    in a signal table the connector writes (connector/signals/wiring.py); None when there is none (the snapshot starts over)."""
+    sig = settings.signals
+    if sig.data_collection is None or "source" not in sig.channels or sig.read_only:
+        return None
+    queries = snapshot_queries(settings)
+    return lambda point: remainder_context(point, schema, table_filter.table_included, queries)
+
+
 class InitialSnapshotSource:
     """The coordinator's `SnapshotSource`: snapshot/initial.py over fresh connections to the source server."""
 
@@ -294,11 +310,10 @@ class InitialSnapshotSource:
         self._housekeeping, self._on_start = housekeeping, on_start
 
     def snapshot(self, *, with_data: bool = True, recovery_offset: SourceOffset | None = None,
-                 resume: ResumePoint | None = None, resume_offset: SourceOffset | None = None) -> SourceOffset:
+                 ) -> SourceOffset:
         self._on_start()
-        if resume is None:
-            self._schema.reset()
-            self._dispatcher.reset_snapshot_schema()
+        self._schema.reset()
+        self._dispatcher.reset_snapshot_schema()  # blocking snapshots replay this snapshot's schema records
         conv = pymysql_conversions()
         # PyMySQL cannot read MySQL 9 VECTOR columns unless told they are binary.
         allow_binary_vectors()
@@ -308,15 +323,14 @@ class InitialSnapshotSource:
             return dbconn.connect(params, autocommit=False, conv=conv, init_command="SET time_zone='+00:00'")
 
         ss = self._s.snapshot
-        queries = SnapshotQueries(ss.include_collection_list, ss.select_overrides, ss.tables_order_by_row_count,
-                                  ss.min_row_count_to_stream_results, ss.fetch_size, self._s.filters.table_include)
+        queries = snapshot_queries(self._s)
         dispatcher = self._dispatcher
         snap = InitialSnapshot(
             SnapshotSource(connect, self._filter, use_gtids=self._info.gtid_mode),
             _SnapshotEmitter(dispatcher, self._housekeeping),
             SnapshotOptions(locking_mode=ss.locking_mode, lock_timeout_ms=ss.lock_timeout_ms, queries=queries,
                             max_threads=ss.max_threads, resumable=ss.resume_enabled, with_data=with_data),
-            SnapshotStart(resume=resume, resume_offset=resume_offset, recovery_offset=recovery_offset),
+            SnapshotStart(recovery_offset=recovery_offset),
             self._metrics)
         if ss.delay_ms and recovery_offset is None:
             log.info("snapshot.delay.ms: waiting %d ms before the snapshot starts", ss.delay_ms)
@@ -359,6 +373,10 @@ class _SnapshotEmitter:
             self._row_done()
 
         return emit_row
+
+    def checkpoint(self, offset: SourceOffset) -> None:
+        self._dispatcher.tracker.observe(offset.to_map())
+        self._housekeeping()
 
     def _row_done(self) -> None:
         self._rows += 1

@@ -16,6 +16,7 @@ and renders as one line: `<cause> at <file:pos> table <t>: <statement...>. Fix: 
     │   └── SourceConnectionError (R)       cannot connect, connection lost
     ├── SchemaError (T)                     DDL or TABLE_MAP inconsistent with the schema history
     │   ├── UnsupportedBinlogColumn (T)     a column type the binlog decoder cannot read
+    │   └── RowValueError (T)               a row value its column's converter or schema cannot take
     │   └── SchemaHistoryError (T)          schema_history/errors.py: DdlParseError, HistoryCorruptError,
     │                                       HistoryStoreError
     ├── SinkError                           Kafka (connector/kafka/errors.py re-exports these)
@@ -50,7 +51,7 @@ __all__ = [
     "BinlogCdcError", "TerminalError", "RetriableError",
     "ConfigError",
     "SourceError", "ServerSetupError", "BinlogDecodeError", "SourceConnectionError",
-    "SchemaError", "UnsupportedBinlogColumn",
+    "SchemaError", "UnsupportedBinlogColumn", "RowValueError",
     "SinkError", "KafkaWriterError", "KafkaConfigError", "KafkaDeliveryError", "KafkaTransactionFatal",
     "KafkaWriterClosed", "KafkaBackpressureTimeout", "KafkaWriterInterrupted", "KafkaTransactionAborted",
     "SchemaRegistryError", "IncompatibleSchemaError", "SchemaRegistryUnavailable",
@@ -181,6 +182,11 @@ class SchemaError(TerminalError):
 
 class UnsupportedBinlogColumn(SchemaError):
     """A TABLE_MAP holds a column type the binlog decoder cannot read (exclude or change the column)."""
+
+
+class RowValueError(SchemaError):
+    """A row holds a value its column cannot be written as (an unexpected type, a null in a required field):
+    the cause names the column (connector/events/row_errors.py)."""
 
 
 # ---------------------------------------------------------------- sink (Kafka)

@@ -13,8 +13,12 @@ Debezium's `RelationalSnapshotChangeEventSource#createDataEvents` and `BinlogSna
   others are fetched whole (0 turns streaming off, as in Debezium).
 Beyond Debezium, `plan_snapshot` names every column of the schema (`SELECT *` leaves out INVISIBLE columns
 that the schema and the binlog have) and, for a resumable snapshot, reads each table in primary-key order
-(InnoDB's scan order anyway: no sort, same rows) so that a record's key says how far the read got. How a
-table is read (columns, key order, chunks, bounds, override) is a `TableScan` (snapshot/chunks.py).
+(InnoDB's scan order anyway: no sort, same rows) so that a record's key says how far the read got. Not when
+the server would read `SELECT *` through another index (a secondary index that covers every column, as
+employees' `departments (dept_no PK, dept_name UNIQUE)`: dept_name order, golden realworld): Debezium's
+records come in the server's order, so such a table is read as one unordered scan (it restarts from its
+first row on resume). How a table is read (columns, key order, chunks, bounds, override) is a `TableScan`
+(snapshot/chunks.py).
 """
 
 from __future__ import annotations
@@ -133,6 +137,24 @@ def plan_snapshot(conn: pymysql.connections.Connection, captured: Sequence[Table
     reads = []
     for read in plan_reads(known, queries, partial(estimate_rows, conn)):
         columns, key = schemas.table_columns(read.table_id)
-        scan = replace(read.scan, columns=tuple(columns), key=tuple(key) if key_order else ())
+        keyed = key_order and bool(key) and scan_index(conn, read.table_id) in (None, "PRIMARY")
+        scan = replace(read.scan, columns=tuple(columns), key=tuple(key) if keyed else ())
         reads.append(replace(read, scan=scan))
     return reads
+
+
+def scan_index(conn: pymysql.connections.Connection, table_id: TableId) -> str | None:
+    """The index the server reads `SELECT * FROM table` through (EXPLAIN's `key`), None for a table scan or
+    when EXPLAIN fails; Debezium's rows come in that index's order."""
+    select = f"SELECT * FROM {quoted_table(table_id)}"
+    try:
+        with conn.cursor(pymysql.cursors.DictCursor) as cur:
+            cur.execute(f"EXPLAIN {select}")
+            row = cur.fetchone() or {}
+            if "key" not in row:  # MySQL 9 prints a tree by default (explain_format=TREE); MariaDB has no FORMAT=
+                cur.execute(f"EXPLAIN FORMAT=TRADITIONAL {select}")
+                row = cur.fetchone() or {}
+    except pymysql.err.MySQLError as exc:
+        log.debug("no plan for %s: %s", table_id.dotted(), exc)
+        return None
+    return row.get("key")

@@ -212,7 +212,8 @@ FIELDS: tuple[Field, ...] = (
     F("snapshot.delay.ms", "0", as_non_negative_int, "Delay before the snapshot starts."),
     F("snapshot.tables.order.by.row.count", "disabled", as_str, "ascending, descending or disabled."),
     F("snapshot.resume.enabled", "true", as_bool,
-      "binlog-cdc: an interrupted initial snapshot resumes at its table and key instead of starting over."),
+      "binlog-cdc: an interrupted initial snapshot resumes at its table and key, beside streaming, instead of "
+      "starting over (needs signal.data.collection for its watermarks)."),
     F("streaming.delay.ms", "0", as_non_negative_int, "Delay before streaming starts."),
     # --- failures and queueing
     F("event.processing.failure.handling.mode", "fail", E(modes.EventProcessingFailureHandlingMode), "What to do when an event cannot be processed."),

@@ -65,6 +65,9 @@ class Kind:
     parse_default: DefaultFn | None
     # the value Debezium substitutes when a NOT NULL column yields null (zero dates): the epoch
     fallback: Any = None
+    # the schema is optional whatever the column says: Debezium's `Geometry.builder()` calls `.optional()`, so a
+    # NOT NULL GEOMETRY field is optional in the record (golden realworld: sakila's `address.location`)
+    always_optional: bool = False
 
 
 @dataclass(frozen=True)

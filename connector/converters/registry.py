@@ -97,7 +97,7 @@ def resolve(column: Column, settings: ValueSettings, lenient_defaults: bool = Fa
             "exclude the column (column.exclude.list) or report the type"
         )
     kind = factory(column, settings)
-    schema = replace(kind.schema, optional=column.optional)
+    schema = replace(kind.schema, optional=column.optional or kind.always_optional)
     if settings.include_schema_comments and column.comment:
         schema = replace(schema, doc=column.comment)
     if column.default_value_expression is not None and kind.parse_default is not None:

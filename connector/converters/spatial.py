@@ -45,7 +45,7 @@ def _point(value: Any) -> tuple[float, float, bytes, int | None]:
 
 
 def geometry(column: Column, settings: ValueSettings) -> Kind:
-    return Kind(GEOMETRY, _geometry, _geometry, None)
+    return Kind(GEOMETRY, _geometry, _geometry, None, always_optional=True)
 
 
 def point(column: Column, settings: ValueSettings) -> Kind:

@@ -27,6 +27,7 @@ from connector.errors import SchemaError, Where
 from connector.events import records
 from connector.events.envelope import PlannedEvent, TxBlock, plan_row
 from connector.events.kinds import DataChange, LogicalRecord, RecordKind, Tombstone, TransactionRecord
+from connector.events.row_errors import row_value_error
 from connector.events.table_schema import TableSchema, TableSchemaBuilder
 from connector.offsets.tracker import OffsetTracker
 from connector.serde.avro import RecordSerializer, record_serializer
@@ -34,6 +35,11 @@ from connector.streaming.handler import EventPositions, EventSource, RowChange
 from schema_history.model import TableId
 
 __all__ = ["DispatchCounters", "Dispatcher", "RecordSink", "SchemaTracker"]
+
+# What a converter or writer raises on a value it was not built for (bytes for a string, DataError for a
+# required null). Caught per row and turned into a RowValueError naming table, column and position; Kafka and
+# our own typed errors are not among them and pass through unchanged.
+VALUE_FAILURES = (TypeError, ValueError, AttributeError, ArithmeticError, LookupError)
 
 
 def run_encoder(settings: Settings, serializer: RecordSerializer | None = None,
@@ -114,9 +120,14 @@ class Dispatcher:
                     where=Where(source.file, source.pos, change.table_id.dotted()),
                     fix="the last DDL applied to this table does not match the binlog: restore the schema history "
                         "or rebuild it with snapshot.mode=recovery")
-        before = ts.convert_binlog_row(change.before) if change.before is not None else None
-        after = ts.convert_binlog_row(change.after) if change.after is not None else None
-        self._emit_rows(ts, change.op, before, after, source, positions)
+        try:
+            before = ts.convert_binlog_row(change.before) if change.before is not None else None
+            after = ts.convert_binlog_row(change.after) if change.after is not None else None
+            self._emit_rows(ts, change.op, before, after, source, positions)
+        except VALUE_FAILURES as exc:
+            # replayed from the decoded images: the after image names the column unless only the before fails
+            raise row_value_error(ts, change.after, "binlog", exc, source.file, source.pos,
+                                  alternative=change.before) from exc
 
     def _snapshot_offset_map(self, offset: SourceOffset) -> dict[str, Any]:
         # The tracker copies what it keeps, so one map may serve every row that carries this offset.
@@ -129,15 +140,19 @@ class Dispatcher:
         assert table is not None
         self._schema_changes.release()
         ts = self._routes.schema(table)
-        after = ts.convert_snapshot_row(values)
-        if Operation.READ.value in self._skipped:
-            return
-        # The snapshot's hot path: _emit_rows for its one-event case (op=r: no plan, no transaction block, no
-        # key headers). Each data record gets its own header list: transforms may append to it.
-        self.counters.data_events += 1
-        self._sender.emit(DataChange(ts, self._routes.topic(table_id), Operation.READ, None, after, after,
-                                     self._sources.of(source), None, self._clock_ns(), list(self._context_headers)),
-                          self._snapshot_offset_map(offset))
+        try:
+            after = ts.convert_snapshot_row(values)
+            if Operation.READ.value in self._skipped:
+                return
+            # The snapshot's hot path: _emit_rows for its one-event case (op=r: no plan, no transaction block, no
+            # key headers). Each data record gets its own header list: transforms may append to it.
+            self.counters.data_events += 1
+            self._sender.emit(DataChange(ts, self._routes.topic(table_id), Operation.READ, None, after, after,
+                                         self._sources.of(source), None, self._clock_ns(),
+                                         list(self._context_headers)),
+                              self._snapshot_offset_map(offset))
+        except VALUE_FAILURES as exc:
+            raise row_value_error(ts, values, "snapshot", exc, source.file, source.pos) from exc
 
     def snapshot_text_rows(self, table_id: TableId, decoders: Sequence[Any]
                            ) -> Callable[[list, EventSource, Any], None] | None:
@@ -149,7 +164,8 @@ class Dispatcher:
         if table is None or Operation.READ.value in self._skipped:
             return None
         to_record = self.encoder.rendered(RecordKind.DATA, self._routes.topic(table_id), self._context_headers)
-        encode = self._routes.schema(table).snapshot_text_encoder(decoders) if to_record is not None else None
+        ts = self._routes.schema(table)
+        encode = ts.snapshot_text_encoder(decoders) if to_record is not None else None
         if encode is None or to_record is None:
             return None
         counters, send, clock_ns, offset_map = self.counters, self._sender.send, self._clock_ns, self._snapshot_offset_map
@@ -162,7 +178,10 @@ class Dispatcher:
             if source is not last[0]:
                 last[0], last[1] = source, sources.of(source).json()
             counters.data_events += 1
-            key, value = encode(raw, last[1], clock_ns())
+            try:
+                key, value = encode(raw, last[1], clock_ns())
+            except VALUE_FAILURES as exc:
+                raise row_value_error(ts, raw, "snapshot", exc, source.file, source.pos, decoders=decoders) from exc
             send(to_record(key, value), offset_map(offset))
 
         return emit
@@ -247,3 +266,4 @@ class Dispatcher:
     def position_advanced(self, offset: SourceOffset, next_pos: tuple[str, int]) -> None:
         # Debezium commits only offsets of emitted records (heartbeats aside), so neither do we.
         pass
+

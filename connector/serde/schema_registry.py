@@ -97,16 +97,20 @@ class SchemaRegistryClient:
                            "schema.registry.ssl.endpoint.identification.algorithm= to skip that check)"
                            if "hostname" in str(exc.reason).lower() or "IP address" in str(exc.reason) else "")
                     ) from None
-                if isinstance(exc.reason, ssl.SSLError):
-                    # e.g. a registry that wants a client certificate ends the handshake; kept retriable,
-                    # because a network fault can look the same
-                    exc = OSError(f"TLS handshake failed ({exc.reason}); if the registry requires a client "
-                                  f"certificate, set schema.registry.ssl.keystore.location")
-                last = exc
+                last = _with_tls_hint(exc.reason) if isinstance(exc.reason, ssl.SSLError) else exc
+            except ssl.SSLError as exc:  # TLS 1.3 may refuse the client only when the response is read
+                last = _with_tls_hint(exc)
             except (OSError, ValueError) as exc:
                 last = exc
         raise SchemaRegistryUnavailable(f"schema registry {', '.join(self.urls)} unavailable while registering "
                                         f"subject {subject!r}: {last}")
+
+
+def _with_tls_hint(exc: ssl.SSLError) -> OSError:
+    """A refused handshake (e.g. the registry wants a client certificate) stays retriable, because a network
+    fault can look the same, but says what to check."""
+    return OSError(f"TLS handshake failed ({exc}); if the registry requires a client certificate, set "
+                   f"schema.registry.ssl.keystore.location")
 
 
 def _error_message(exc: urllib.error.HTTPError) -> str:

@@ -51,6 +51,8 @@ class SnapshotActions(Protocol):
 
     def committed(self, source: EventSource, offset: SourceOffset) -> None: ...
 
+    def schema_changed(self, database: str) -> None: ...
+
     def slot(self) -> IncrementalSnapshotSlot | None: ...
 
     def stop(self, data_collections: Sequence[str]) -> None: ...
@@ -73,6 +75,9 @@ class NoIncrementalSnapshots:
         raise SignalRejected(action.id, self._reason)
 
     def committed(self, source: EventSource, offset: SourceOffset) -> None:
+        pass
+
+    def schema_changed(self, database: str) -> None:
         pass
 
     def open_window(self, signal_id: str) -> None:
@@ -164,6 +169,8 @@ class SignalingEmitter:
 
     def ddl(self, statement: str, database: str, source: EventSource, offset: SourceOffset) -> None:
         self._inner.ddl(statement, database, source, offset)
+        self._snapshots.schema_changed(database)  # after the schema took the DDL: a chunk read now matches it
+        self._sync_parts()
 
     def position_advanced(self, offset: SourceOffset, next_pos: tuple[str, int]) -> None:
         self._inner.position_advanced(offset, next_pos)

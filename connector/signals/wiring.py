@@ -26,6 +26,7 @@ from snapshot.incremental.context import IncrementalContext
 from snapshot.incremental.source import IncrementalSnapshot
 from snapshot.metrics import SnapshotMetrics
 from snapshot.plan import SnapshotQueries
+from snapshot.remainder import refuse_skip
 from snapshot.scan import DEFAULT_FETCH_SIZE
 
 __all__ = ["external_channels", "signal_emitter"]
@@ -84,7 +85,8 @@ def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dis
             slot = next((p for p in state.parts if isinstance(p, IncrementalSnapshotSlot)), None)
             context = IncrementalContext.load(dict(slot.values)) if slot is not None else None
             engine = IncrementalSnapshot(connect_signal_db, signal_table, dispatcher.schema, dispatcher,
-                                         sig.chunk_size, context, read_only=sig.read_only, metrics=metrics)
+                                         sig.chunk_size, context, read_only=sig.read_only, metrics=metrics,
+                                         on_skip=refuse_skip)
             snapshots = engine
         blocking = BlockingSnapshot(connect_snapshot, snapshot_emitter, dispatcher.schema.table_ids, queries,
                                     ss.fetch_size or DEFAULT_FETCH_SIZE, lambda: token.requested, metrics)

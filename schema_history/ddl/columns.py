@@ -230,12 +230,7 @@ def parse_default(cur: Cursor, spec: ColumnSpec) -> None:
             Kind.HEX, Kind.BITS, Kind.STRING):
         cur.next()  # charset introducer apart from its literal (`_latin1 x'41'`, `_binary 'x'`): the literal counts
         tok = nxt
-    if tok.kind is Kind.DQUOTED and tok.text[0] == '"':
-        # Debezium records a double-quoted default single-quoted, in the statement text and in the default
-        # expression: DEFAULT "x'y" → DEFAULT 'x''y' (reference run longtail)
-        single = "'" + tok.text[1:-1].replace('""', '"').replace("'", "''") + "'"
-        cur.rewrites.append((tok.start, tok.end, single))
-        cur.tokens[cur.i] = tok = replace(tok, kind=Kind.STRING, text=single)
+    # a double-quoted default arrives single-quoted: parser.single_quote_strings, as Debezium's DdlNormalizer
     if tok.kind in (Kind.STRING, Kind.DQUOTED):
         first = _literal_text(cur.next().text)
         text = first

@@ -84,10 +84,15 @@ def _looks_like_type(cur: Cursor) -> bool:
     return nxt is not None and bool(candidates(nxt.upper)) and not cur.at_punct("(", k=2)
 
 
-def create_table(cur: Cursor, state: SchemaState, ddl: str) -> list[TableEvent] | str:
+def create_table(cur: Cursor, state: SchemaState, ddl: str, replace_existing: bool = False) -> list[TableEvent] | str:
+    """`replace_existing`: MariaDB's CREATE OR REPLACE TABLE, applied as DROP then CREATE; one CREATE change
+    carries the new definition. Debezium 3.6.3 cannot parse the statement at all (it stops); keeping the old
+    table instead would fail at the next row event ("TABLE_MAP does not match")."""
     cur.accept_words("IF", "NOT", "EXISTS")
     db, name, _, _ = cur.qualified_name()
     table_id = resolve_table_id(state, db, name)
+    if replace_existing and state.tables.get(table_id) is not None:
+        state.tables.remove(table_id)
     if cur.accept_word("LIKE") or (cur.at_punct("(") and cur.at_word("LIKE", k=1)):
         wrapped = cur.accept_punct("(") is not None
         if wrapped:

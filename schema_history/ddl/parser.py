@@ -98,7 +98,7 @@ def _create(cur: Cursor, state: SchemaState, ddl: str):
         elif cur.at_word("DEFINER", "INVOKER"):
             cur.next()
     if cur.accept_word("TABLE"):
-        return ts.create_table(cur, state, ddl)
+        return ts.create_table(cur, state, ddl, replace_existing)
     if cur.accept_word("SEQUENCE"):
         return create_sequence(cur, state, ddl, replace_existing, _seen(cur, "TEMPORARY"))
     if cur.accept_word("DATABASE", "SCHEMA"):
@@ -187,6 +187,7 @@ def apply_statement(state: SchemaState, ddl: str, database: str | None) -> list[
         return []
     text = ddl[tokens[0].start:tokens[-1].end] if not tokens[-1].is_punct(";") else ddl[tokens[0].start:tokens[-2].end]
     cur = Cursor(ddl, [t for t in tokens if not t.is_punct(";")])
+    single_quote_strings(cur)
     handler = _HANDLERS.get(cur.peek().upper if cur.peek().kind is Kind.WORD else "", _ignored)
     cur.next()
     working = state.copy()
@@ -244,6 +245,19 @@ def _statements(sql: str) -> list[str]:
     if head and head[0].is_word("CREATE", "ALTER", "DROP") and any(t.is_word(*_COMPOUND) for t in head[:12]):
         return [sql.strip()]
     return split_statements(sql)
+
+
+def single_quote_strings(cur: Cursor) -> None:
+    """Every double-quoted string becomes single-quoted, in the tokens and in the recorded statement, with `'`
+    doubled and nothing else changed (`""` stays): Debezium's `DdlNormalizer` rewrites the statement so before
+    parsing it (default sql_mode, no ANSI_QUOTES), and records that text. Seen in defaults (golden longtail),
+    ENUM members and JSON paths `c->"$.id"` (golden realworld). A double-quoted name still reads as a name: the
+    cursor takes a single-quoted string where a name may be one."""
+    for index, tok in enumerate(cur.tokens):
+        if tok.kind is Kind.DQUOTED and tok.text[:1] == '"':
+            single = "'" + tok.text[1:-1].replace("'", "''") + "'"
+            cur.rewrites.append((tok.start, tok.end, single))
+            cur.tokens[index] = replace(tok, kind=Kind.STRING, text=single)
 
 
 def apply_ddl(state: SchemaState, sql: str, database: str | None) -> list[SchemaChange]:

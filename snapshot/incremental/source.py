@@ -58,7 +58,8 @@ class IncrementalSnapshot:
     def __init__(self, connect: Callable[[], pymysql.connections.Connection], signal_table: TableId,
                  tables: Tables, sink: RowSink, chunk_size: int, context: IncrementalContext | None = None,
                  clock_ns: Callable[[], int] = time.time_ns, *, read_only: bool = False,
-                 metrics: SnapshotMetrics | None = None) -> None:
+                 metrics: SnapshotMetrics | None = None,
+                 on_skip: Callable[[str | None, TableId, Exception], None] = lambda _id, _table, _exc: None) -> None:
         self._connect = connect
         self._conn: pymysql.connections.Connection | None = None
         self._signal_table = signal_table
@@ -68,6 +69,9 @@ class IncrementalSnapshot:
         self._clock_ns = clock_ns
         # read.only=true: GTID watermarks (read_only.py); None: rows in the signal table (insert_insert)
         self._gtid_marks: GtidWatermarks | None = GtidWatermarks() if read_only else None
+        # Told before a table is skipped; raising stops streaming instead (a resumed initial snapshot must not
+        # lose a table: snapshot/remainder.py).
+        self._on_skip = on_skip
         self._opened = ""
         self.context = context if context is not None else IncrementalContext()
         self._window: dict[tuple, tuple] = {}
@@ -220,6 +224,18 @@ class IncrementalSnapshot:
             if image is not None:
                 self._window.pop(tuple(image[i] for i in self._key_index), None)
 
+    def schema_changed(self, database: str) -> None:
+        """DDL in the current table's database while a chunk waits for its close watermark: its rows may have been
+        read with the other schema, and its keys located with it; read the chunk again (Debezium's rereadChunk)."""
+        current = self.context.current
+        if current is None or current.table.database != database or not (self._window or self.context.window_open):
+            return
+        log.info("incremental snapshot: schema change in %s while a chunk of %s was open; reading it again",
+                 database, current.table.dotted())
+        self._window.clear()
+        self.context.revert_chunk()
+        self.read_chunk()
+
     # ------------------------------------------------------------ chunks
     def read_chunk(self) -> None:
         context = self.context
@@ -237,6 +253,7 @@ class IncrementalSnapshot:
                     if self._read_table_chunk(conn, collection):
                         break
                 except (SignalRejected, FilterRejected, TypeError, pymysql.err.MySQLError) as exc:
+                    self._on_skip(context.correlation_id, collection.table, exc)
                     log.warning("incremental snapshot (signal '%s') skips table %s: %s", context.correlation_id,
                                 collection.table.dotted(), exc)
                     if isinstance(exc, pymysql.err.OperationalError):
@@ -244,6 +261,8 @@ class IncrementalSnapshot:
                 self._next_table()
             self._watermark(conn, "close", "snapshot-window-close")
         except pymysql.err.MySQLError as exc:
+            if context.current is not None:
+                self._on_skip(context.correlation_id, context.current.table, exc)
             log.warning("incremental snapshot (signal '%s'): %s; skipping the table and continuing streaming",
                         context.correlation_id, exc)
             self._close()
@@ -290,8 +309,8 @@ class IncrementalSnapshot:
         try:
             reader.open()
             for batch in reader.chunk():
-                for row in batch:
-                    self._window[tuple(row[i] for i in self._key_index)] = tuple(row)
+                for row in batch:  # keyed by the result's own columns (the schema may lag behind the table)
+                    self._window[tuple(row[i] for i in reader.key_index)] = tuple(row)
         finally:
             reader.close()
         conn.commit()

@@ -141,3 +141,23 @@ def _query_event(server, text: str) -> tuple[str, int]:
             if row[2] == "Query" and text in row[5]:
                 return file, int(row[1])
     raise AssertionError(f"no QUERY event with {text!r}")
+
+
+def test_topic_the_broker_refuses_stops_naming_table_and_topic(mariadb, broker, unique_database, tmp_path):
+    # Sanitizing fixes the characters, not the length: Kafka refuses a topic name over 249 characters. A table
+    # name of 64 characters (MySQL's limit) under a long topic.prefix makes one; the connector must stop with a
+    # line naming the table and the topic, not retry forever or die silently.
+    database = unique_database(mariadb)
+    table = "t" * 64
+    prefix = "p" + uuid.uuid4().hex[:8] + "x" * (250 - 9 - len(database) - 64)
+    topic = f"{prefix}.{database}.{table}"
+    assert len(topic) > 249 and len(prefix) <= 249
+    mariadb.run_sql(f"CREATE TABLE `{table}` (id INT PRIMARY KEY); INSERT INTO `{table}` VALUES (1);", database=database)
+    props = connector_properties(tmp_path, mariadb, broker, database, prefix, snapshot_mode="initial")
+    write_properties(tmp_path / "c.properties", props)
+    result = _run_once(tmp_path / "c.properties")
+    assert result.returncode == 2, result.stderr[-2000:]
+    line = _the_error(result.stderr)
+    assert f"delivery to {topic}" in line, line
+    assert f"table {database}.{table}" in line, line
+    assert "Fix: fix the topic (name, ACLs, size limits) or route the table elsewhere, then restart" in line, line

@@ -109,3 +109,10 @@ def test_decoder_passes_index_when_enum_names_are_missing_or_undecodable() -> No
     assert _decode(good, b"\x02") == "b"
     set_latin1 = SimpleNamespace(type=FIELD_TYPE.SET, size=1, set_values=["", "y"], **meta)
     assert _decode(set_latin1, b"\x03") == 3
+
+
+@pytest.mark.parametrize("type_name", ["GEOMETRY", "POLYGON", "GEOMETRYCOLLECTION"])
+def test_not_null_geometry_is_an_optional_field_but_point_is_not(type_name: str) -> None:
+    # Debezium's Geometry.builder() is optional(), Point.builder() is not (golden realworld: sakila address.location)
+    assert resolve(col(type_name, 1111, optional=False), DEFAULT).schema.optional
+    assert not resolve(col("POINT", 1111, optional=False), DEFAULT).schema.optional

@@ -26,6 +26,8 @@ HISTORIES = [
     ROOT / "fixtures/golden/ddl_probe2/schema_history.jsonl",
     ROOT / "fixtures/golden/ddl_mysql9/schema_history.jsonl",
     ROOT / "fixtures/golden/basic/schema_history.jsonl",
+    ROOT / "fixtures/golden/realworld/schema_history.jsonl",
+    ROOT / "fixtures/golden/realworld-mysql/schema_history.jsonl",
     ROOT / "fixtures/golden/basic-mysql/schema_history.jsonl",
     SHARED / "basic/schema_history.jsonl",
     SHARED / "basic-mysql/schema_history.jsonl",
@@ -148,3 +150,17 @@ def test_schema_change_topic_sequence(run: Path) -> None:
             produced.append((change.database_name, change.database_name, change.ddl,
                              [(c.type.value, c.id.identifier()) for c in change.table_changes]))
     assert produced == emitted
+
+
+def test_double_quoted_strings_are_recorded_single_quoted() -> None:
+    """Debezium 3.6.3's DdlNormalizer rewrites every `"x"` to `'x'` (`'` doubled, nothing else) before parsing and
+    records that text (golden realworld: MediaWiki's `ENUM("UNKNOWN", ...)`, MySQL's `c->"$.id"`); the golden
+    replay above cannot see it, its ddl is the rewritten text already."""
+    state = SchemaState()
+    apply_ddl(state, "CREATE DATABASE d", None)
+    [change] = apply_ddl(state, """CREATE TABLE t (e ENUM("a", "b'c", 'd') NOT NULL DEFAULT "a", """
+                                """c JSON, g INT AS (c->"$.id"), v VARCHAR(5) COMMENT "x""y")""", "d")
+    assert change.ddl == ("CREATE TABLE t (e ENUM('a', 'b''c', 'd') NOT NULL DEFAULT 'a', "
+                          """c JSON, g INT AS (c->'$.id'), v VARCHAR(5) COMMENT 'x""y')""")
+    e = change.table_changes[0].table.columns[0]
+    assert e.enum_values == ("'a'", "'b''c'", "'d'") and e.default_value_expression == "a"
