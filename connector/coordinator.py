@@ -5,9 +5,10 @@
    stream, rebuild the history, resume or take the initial snapshot, or refuse with the reason. Resuming an
    interrupted snapshot is streaming from its position with the rest read beside it (snapshot/remainder.py).
 2. Stream from the resulting offset until shutdown (`snapshot.mode` permitting).
-Beside streaming it offers two seams for snapshots asked for while running (the signals that ask for them
-are not implemented yet): `run_beside_streaming` (an ad hoc, incremental-style snapshot on a thread of its
-own) and `blocking_snapshot` (pause streaming between transactions, snapshot, resume at the same position).
+Beside streaming it offers two seams for work on other threads: `run_beside_streaming` (a task on a thread of
+its own) and `blocking_snapshot` (pause streaming between transactions, run a task, resume at the same
+position). Signals do not need them: incremental and blocking snapshots run on the streaming thread itself
+(connector/signals/processor.py), the blocking one at the event after its signal, as in Debezium.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import logging
 import threading
 from typing import Any, Callable, Mapping, Protocol
 
-from connector.binlog.position import SourceOffset
+from connector.binlog.position import BLOCKING, SourceOffset
 from connector.errors import SchemaError, ServerSetupError
 from connector.offsets.parts import IncrementalSnapshotSlot
 from connector.streaming.pause import PauseGate, StopSignal
@@ -101,6 +102,10 @@ class Coordinator:
     def start(self) -> SourceOffset:
         """Carry out the start decision; the offset streaming starts from."""
         previous = SourceOffset.from_map(self._stored, STORED_PARTS) if self._stored else None
+        if previous is not None and previous.snapshot == BLOCKING:
+            log.warning("a blocking snapshot was interrupted at %s:%d; as in Debezium it is not resumed, streaming "
+                        "continues from its position: send its execute-snapshot signal again", previous.file,
+                        previous.pos)
         decision = decide(self.policy, self.inputs(previous))
         log.info("start: %s (%s)", decision.action.value, decision.rule)
         return self._carry_out(decision, previous)

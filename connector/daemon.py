@@ -47,19 +47,15 @@ from connector.ops.status import StatusFile
 from connector.schema.live import LiveSchema
 from connector.schema.tracker import build_schema_tracker
 from connector.shutdown import ShutdownToken
-from connector.offsets.parts import IncrementalSnapshotSlot
-from connector.signals.processor import SignalingEmitter
-from connector.streaming.handler import ChangeEmitter, StreamingState
+from connector.signals.wiring import signal_emitter
 from connector.streaming.loop import EventReader
 from connector.streaming.source import BinlogStreamingSource
 from schema_history.model import TableId
 from snapshot.initial import InitialSnapshot, SnapshotOptions, SnapshotSource, SnapshotStart
-from snapshot.incremental.context import IncrementalContext
-from snapshot.incremental.source import IncrementalSnapshot
 from snapshot.metrics import SnapshotMetrics
 from snapshot.modes import SnapshotPolicy, policy_for
 from snapshot.plan import SnapshotQueries
-from snapshot.remainder import refuse_skip, remainder_context
+from snapshot.remainder import remainder_context
 
 log = logging.getLogger(__name__)
 
@@ -212,7 +208,9 @@ class Daemon:
         streaming = BinlogStreamingSource(s, params, info, dispatcher, self.stats, self.token,
                                           housekeeping=self._housekeeping,
                                           committed=lambda: committer.last_committed, on_reader=self._reader_open,
-                                          signals=signal_emitter(s, params, dispatcher))
+                                          signals=signal_emitter(s, params, dispatcher,
+                                                                 _SnapshotEmitter(dispatcher, self._housekeeping),
+                                                                 self.token, self.snapshot_metrics))
         coordinator = Coordinator(self.policy, stored, ServerStart(s, info, ctl, schema, live, table_filter),
                                   snapshots, streaming, self.token, resume_enabled=s.snapshot.resume_enabled,
                                   remainder=snapshot_remainder(s, schema, table_filter),
@@ -290,37 +288,6 @@ class Daemon:
         }, force=force)
 
 
-def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dispatcher
-                   ) -> Callable[[StreamingState, ChangeEmitter], ChangeEmitter] | None:
-    """The source signal channel and incremental snapshots around the dispatcher, when a signal table is set."""
-    sig = settings.signals
-    if sig.data_collection is None or "source" not in sig.channels:
-        return None
-    signal_table = TableId.parse_identifier(sig.data_collection)
-    conv = pymysql_conversions()
-
-    def connect() -> pymysql.connections.Connection:
-        # In the signal table's database, as Debezium's connection is after its snapshot's `USE`: MySQL logs
-        # the session's database in each watermark transaction's BEGIN, so binlog positions match Debezium's.
-        return dbconn.connect(params, signal_table.database, autocommit=False, conv=conv,
-                              init_command="SET time_zone='+00:00'")
-
-    def wrap(state: StreamingState, inner: ChangeEmitter) -> ChangeEmitter:
-        slot = next((p for p in state.parts if isinstance(p, IncrementalSnapshotSlot)), None)
-        context = IncrementalContext.load(dict(slot.values)) if slot is not None else None
-        engine = IncrementalSnapshot(connect, signal_table, dispatcher.schema, dispatcher, sig.chunk_size, context,
-                                     read_only=sig.read_only, on_skip=refuse_skip)
-        emitter = SignalingEmitter(inner, state, signal_table, engine)
-        engine.connect()  # at start, as Debezium's connection (thread ids come in the same order)
-        if engine.context.running:
-            # As Debezium's init: a snapshot the stored offset says is running continues with its next chunk.
-            log.info("incremental snapshot in progress: reading its next chunk")
-            engine.read_chunk()
-        return emitter
-
-    return wrap
-
-
 def snapshot_queries(settings: Settings) -> SnapshotQueries:
     ss = settings.snapshot
     return SnapshotQueries(ss.include_collection_list, ss.select_overrides, ss.tables_order_by_row_count,
@@ -329,7 +296,7 @@ def snapshot_queries(settings: Settings) -> SnapshotQueries:
 
 def snapshot_remainder(settings: Settings, schema: Any, table_filter: TableFilter) -> SnapshotRemainder | None:
     """How an interrupted initial snapshot's remainder is read: as an incremental snapshot, which needs watermarks
-    in a signal table the connector writes (signal_emitter); None when there is none (the snapshot starts over)."""
+    in a signal table the connector writes (connector/signals/wiring.py); None when there is none (the snapshot starts over)."""
     sig = settings.signals
     if sig.data_collection is None or "source" not in sig.channels or sig.read_only:
         return None
@@ -352,6 +319,7 @@ class InitialSnapshotSource:
                  ) -> SourceOffset:
         self._on_start()
         self._schema.reset()
+        self._dispatcher.reset_snapshot_schema()  # blocking snapshots replay this snapshot's schema records
         conv = pymysql_conversions()
         # PyMySQL cannot read MySQL 9 VECTOR columns unless told they are binary.
         allow_binary_vectors()
@@ -423,6 +391,12 @@ class _SnapshotEmitter:
 
     def table_known(self, table_id: Any) -> bool:
         return self._dispatcher.table_known(table_id)
+
+    def wants_table(self, table_id: Any) -> bool:
+        return self._dispatcher.wants_table(table_id)
+
+    def replay_snapshot_schema(self, tables: Any) -> None:
+        self._dispatcher.replay_snapshot_schema(tables)
 
     def table_columns(self, table_id: Any) -> tuple[list[str], tuple[str, ...]]:
         table = self._dispatcher.schema.table(table_id)

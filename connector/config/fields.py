@@ -254,8 +254,15 @@ FIELDS: tuple[Field, ...] = (
     F("offset.flush.timeout.ms", "5000", as_int, "Flush timeout on commit."),
     # --- misc
     F("read.only", "false", as_bool, "Never write to the database."),
-    F("signal.enabled.channels", "source", as_list, "Signal channels: source (the signal table); kafka, file and "
-      "jmx are refused by name."),
+    F("signal.enabled.channels", "source", as_list, "Signal channels: source (the signal table), kafka, file; "
+      "jmx and in-process are refused by name."),
+    F("signal.poll.interval.ms", "5000", as_non_negative_int, "How often the kafka and file channels are read."),
+    F("signal.file", "file-signals.txt", as_str, "The file channel's file: one JSON signal per line, emptied once "
+      "read."),
+    F("signal.kafka.topic", None, as_str, "The kafka channel's topic (default `<topic.prefix>-signal`), partition 0."),
+    F("signal.kafka.bootstrap.servers", None, as_str, "The kafka channel's brokers (required with that channel)."),
+    F("signal.kafka.groupId", "kafka-signal", as_str, "The kafka channel's consumer group."),
+    F("signal.kafka.poll.timeout.ms", "0", as_non_negative_int, "How long one read of the signal topic waits."),
     F("signal.data.collection", None, as_str, "Signal table `db.table` (columns id, type, data); also where "
       "incremental snapshots write their watermarks."),
     F("incremental.snapshot.chunk.size", "1024", as_positive_int, "Rows per incremental snapshot chunk."),
