@@ -123,7 +123,7 @@ def prepare_run(work: Path, server: MariaDBServer, broker: TansuBroker, name: st
 
 def stream_once(run_dir: Path, expected_records: int, root: Path | None, profile: bool) -> dict:
     """Start the run's connector and time it until Kafka acknowledged `expected_records`."""
-    prof = run_dir / "streaming.prof"
+    prof = Path(os.environ.get("BENCH_STREAMING_PROF", run_dir / "streaming.prof"))  # kept when set
     cmd = connector_cmd(prof if profile else None)
     t0 = time.perf_counter()
     proc = start_connector(cmd, run_dir / "application.properties", run_dir, root)

@@ -2,11 +2,13 @@
 
 1. Decide how to start (snapshot/start_decision.py) from the stored offset, the schema history, whether the
    stored position can still be read, and `snapshot.mode`; carry the decision out: recover the history and
-   stream, rebuild the history, resume or take the initial snapshot, or refuse with the reason.
+   stream, rebuild the history, resume or take the initial snapshot, or refuse with the reason. Resuming an
+   interrupted snapshot is streaming from its position with the rest read beside it (snapshot/remainder.py).
 2. Stream from the resulting offset until shutdown (`snapshot.mode` permitting).
-Beside streaming it offers two seams for snapshots asked for while running (the signals that ask for them
-are not implemented yet): `run_beside_streaming` (an ad hoc, incremental-style snapshot on a thread of its
-own) and `blocking_snapshot` (pause streaming between transactions, snapshot, resume at the same position).
+Beside streaming it offers two seams for work on other threads: `run_beside_streaming` (a task on a thread of
+its own) and `blocking_snapshot` (pause streaming between transactions, run a task, resume at the same
+position). Signals do not need them: incremental and blocking snapshots run on the streaming thread itself
+(connector/signals/processor.py), the blocking one at the event after its signal, as in Debezium.
 """
 
 from __future__ import annotations
@@ -15,16 +17,17 @@ import logging
 import threading
 from typing import Any, Callable, Mapping, Protocol
 
-from connector.binlog.position import SourceOffset
+from connector.binlog.position import BLOCKING, SourceOffset
 from connector.errors import SchemaError, ServerSetupError
 from connector.offsets.parts import IncrementalSnapshotSlot
 from connector.streaming.pause import PauseGate, StopSignal
-from snapshot.initial import ResumeInvalid
+from snapshot.incremental.context import IncrementalContext
 from snapshot.modes import SnapshotPolicy
-from snapshot.resume import ResumePoint, SnapshotResume
+from snapshot.remainder import resumed_offset
+from snapshot.resume import ResumeInvalid, ResumePoint, SnapshotResume
 from snapshot.start_decision import Action, StartDecision, StartInputs, decide
 
-__all__ = ["Coordinator", "SnapshotSource", "StartEnvironment", "StreamingSource"]
+__all__ = ["Coordinator", "SnapshotRemainder", "SnapshotSource", "StartEnvironment", "StreamingSource"]
 
 log = logging.getLogger(__name__)
 
@@ -54,8 +57,14 @@ class StartEnvironment(Protocol):
 class SnapshotSource(Protocol):
     """The initial snapshot; returns the offset streaming starts from."""
 
-    def snapshot(self, *, with_data: bool = True, recovery_offset: SourceOffset | None = None,
-                 resume: ResumePoint | None = None, resume_offset: SourceOffset | None = None) -> SourceOffset: ...
+    def snapshot(self, *, with_data: bool = True, recovery_offset: SourceOffset | None = None) -> SourceOffset: ...
+
+
+class SnapshotRemainder(Protocol):
+    """What an interrupted initial snapshot still has to read, as an incremental snapshot (snapshot/remainder.py);
+    ResumeInvalid when it cannot be read that way."""
+
+    def __call__(self, point: ResumePoint) -> IncrementalContext: ...
 
 
 class StreamingSource(Protocol):
@@ -65,7 +74,8 @@ class StreamingSource(Protocol):
 class Coordinator:
     def __init__(self, policy: SnapshotPolicy, stored: Mapping[str, Any] | None, env: StartEnvironment,
                  snapshots: SnapshotSource, streaming: StreamingSource, token: StopSignal, *,
-                 resume_enabled: bool = True, after_snapshot: Callable[[], None] = lambda: None) -> None:
+                 resume_enabled: bool = True, remainder: SnapshotRemainder | None = None,
+                 after_snapshot: Callable[[], None] = lambda: None) -> None:
         self.policy = policy
         self._stored = stored
         self._env = env
@@ -73,6 +83,7 @@ class Coordinator:
         self._streaming = streaming
         self._token = token
         self._resume_enabled = resume_enabled
+        self._remainder = remainder  # None: no watermarks can be written, an interrupted snapshot starts over
         self._after_snapshot = after_snapshot
         self.gate = PauseGate()
         self._side_tasks: list[tuple[threading.Thread, list[BaseException]]] = []
@@ -91,6 +102,10 @@ class Coordinator:
     def start(self) -> SourceOffset:
         """Carry out the start decision; the offset streaming starts from."""
         previous = SourceOffset.from_map(self._stored, STORED_PARTS) if self._stored else None
+        if previous is not None and previous.snapshot == BLOCKING:
+            log.warning("a blocking snapshot was interrupted at %s:%d; as in Debezium it is not resumed, streaming "
+                        "continues from its position: send its execute-snapshot signal again", previous.file,
+                        previous.pos)
         decision = decide(self.policy, self.inputs(previous))
         log.info("start: %s (%s)", decision.action.value, decision.rule)
         return self._carry_out(decision, previous)
@@ -103,7 +118,8 @@ class Coordinator:
         lost_history = completed and self.policy.on_schema_error and not self._env.history_exists()
         return StartInputs(stored=True, in_progress=not completed,
                            resumable=self._resume_enabled and previous.part(SnapshotResume) is not None,
-                           history_exists=not lost_history, purged=self._env.position_purged(previous))
+                           watermarks=self._remainder is not None, history_exists=not lost_history,
+                           purged=self._env.position_purged(previous))
 
     def _carry_out(self, decision: StartDecision, previous: SourceOffset | None) -> SourceOffset:
         action = decision.action
@@ -134,19 +150,19 @@ class Coordinator:
         return self._carry_out(decision.fallback, previous)
 
     def _resume_snapshot(self, previous: SourceOffset) -> SourceOffset | None:
-        """Continue an interrupted snapshot where its acknowledged records end, or None to start over."""
+        """Stream from the interrupted snapshot's position with the rest of it as an incremental snapshot
+        (snapshot/remainder.py), or None to start over. The history recorded at that position is kept: no second
+        CREATE, and DDL since then is streamed."""
         part = previous.part(SnapshotResume)
-        assert part is not None
+        assert part is not None and self._remainder is not None
         try:
             self._env.recover_history(previous)
-        except (ServerSetupError, SchemaError) as exc:
-            log.warning("the interrupted snapshot cannot be resumed (%s)", exc)
+            context = self._remainder(part.point())
+        except (ServerSetupError, SchemaError, ResumeInvalid) as exc:
+            log.warning("the interrupted snapshot cannot be resumed (%s); as Debezium, it is taken again from the "
+                        "start: consumers keep rows the first attempt sent that were deleted meanwhile", exc)
             return None
-        try:
-            return self._snapshots.snapshot(resume=part.point(), resume_offset=previous.with_parts())
-        except ResumeInvalid as exc:  # raised before any row is sent
-            log.warning("the interrupted snapshot cannot be resumed (%s)", exc)
-            return None
+        return resumed_offset(previous.with_parts(), context)
 
     # ------------------------------------------------------------ snapshots while streaming
     def blocking_snapshot(self, task: Callable[[SourceOffset], None], timeout_s: float = 60.0) -> SourceOffset:

@@ -26,7 +26,7 @@ from connector.converters.base import ValueSettings
 from connector.converters.mappers import column_mapper_rules, mapper_lookup
 from connector.converters.registry import unusable_column
 from connector.converters.snapshot_conv import allow_binary_vectors, pymysql_conversions
-from connector.coordinator import Coordinator
+from connector.coordinator import Coordinator, SnapshotRemainder
 from connector.dispatch.dispatcher import Dispatcher
 from connector.events.records import HeaderFormat
 from connector.transforms import build_chain
@@ -47,19 +47,15 @@ from connector.ops.status import StatusFile
 from connector.schema.live import LiveSchema
 from connector.schema.tracker import build_schema_tracker
 from connector.shutdown import ShutdownToken
-from connector.offsets.parts import IncrementalSnapshotSlot
-from connector.signals.processor import SignalingEmitter
-from connector.streaming.handler import ChangeEmitter, StreamingState
+from connector.signals.wiring import signal_emitter
 from connector.streaming.loop import EventReader
 from connector.streaming.source import BinlogStreamingSource
 from schema_history.model import TableId
 from snapshot.initial import InitialSnapshot, SnapshotOptions, SnapshotSource, SnapshotStart
-from snapshot.incremental.context import IncrementalContext
-from snapshot.incremental.source import IncrementalSnapshot
 from snapshot.metrics import SnapshotMetrics
 from snapshot.modes import SnapshotPolicy, policy_for
 from snapshot.plan import SnapshotQueries
-from snapshot.resume import ResumePoint
+from snapshot.remainder import remainder_context
 
 log = logging.getLogger(__name__)
 
@@ -131,6 +127,7 @@ def value_settings(settings: Settings) -> ValueSettings:
         binary_mode=ev.binary_handling_mode,
         include_schema_comments=ev.include_schema_comments,
         enable_time_adjuster=ev.enable_time_adjuster,
+        custom_converters=ev.custom_converters,
     )
 
 
@@ -194,8 +191,11 @@ class Daemon:
         if writer.transactional:
             assert isinstance(offsets, KafkaOffsetStore)
             # One Kafka transaction per commit; at least 100 ms apart so an interval of 0 does not mean one
-            # transaction per binlog event.
-            committer = TransactionalCommitter(tracker, writer, offsets, max(100, s.offsets.flush_interval_ms))
+            # transaction per binlog event. Read-committed consumers see records only when their transaction
+            # commits, so the one-minute offset default does not apply here (Kafka Connect's exactly-once
+            # sources ignore the interval too): unless set, a transaction every 100 ms.
+            interval_ms = s.offsets.flush_interval_ms if s.offsets.flush_interval_set else 0
+            committer = TransactionalCommitter(tracker, writer, offsets, max(100, interval_ms))
             committer.start()
         else:
             committer = OffsetCommitter(tracker, offsets, s.offsets.flush_interval_ms)
@@ -208,9 +208,12 @@ class Daemon:
         streaming = BinlogStreamingSource(s, params, info, dispatcher, self.stats, self.token,
                                           housekeeping=self._housekeeping,
                                           committed=lambda: committer.last_committed, on_reader=self._reader_open,
-                                          signals=signal_emitter(s, params, dispatcher))
+                                          signals=signal_emitter(s, params, dispatcher,
+                                                                 _SnapshotEmitter(dispatcher, self._housekeeping),
+                                                                 self.token, self.snapshot_metrics))
         coordinator = Coordinator(self.policy, stored, ServerStart(s, info, ctl, schema, live, table_filter),
                                   snapshots, streaming, self.token, resume_enabled=s.snapshot.resume_enabled,
+                                  remainder=snapshot_remainder(s, schema, table_filter),
                                   after_snapshot=self._flush_and_commit)
         try:
             coordinator.run()
@@ -270,7 +273,9 @@ class Daemon:
             self._committer.commit()
 
     def _write_status(self, force: bool = False) -> None:
-        self.stats.phase = self.phase
+        self.stats.phase = self.phase  # the health endpoint reads it, with or without a status file
+        if not force and not self.status.due():
+            return
         reader = self.reader
         self.status.write({
             "phase": self.phase,
@@ -283,35 +288,20 @@ class Daemon:
         }, force=force)
 
 
-def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dispatcher
-                   ) -> Callable[[StreamingState, ChangeEmitter], ChangeEmitter] | None:
-    """The source signal channel and incremental snapshots around the dispatcher, when a signal table is set."""
+def snapshot_queries(settings: Settings) -> SnapshotQueries:
+    ss = settings.snapshot
+    return SnapshotQueries(ss.include_collection_list, ss.select_overrides, ss.tables_order_by_row_count,
+                           ss.min_row_count_to_stream_results, ss.fetch_size, settings.filters.table_include)
+
+
+def snapshot_remainder(settings: Settings, schema: Any, table_filter: TableFilter) -> SnapshotRemainder | None:
+    """How an interrupted initial snapshot's remainder is read: as an incremental snapshot, which needs watermarks
+    in a signal table the connector writes (connector/signals/wiring.py); None when there is none (the snapshot starts over)."""
     sig = settings.signals
-    if sig.data_collection is None or "source" not in sig.channels:
+    if sig.data_collection is None or "source" not in sig.channels or sig.read_only:
         return None
-    signal_table = TableId.parse_identifier(sig.data_collection)
-    conv = pymysql_conversions()
-
-    def connect() -> pymysql.connections.Connection:
-        # In the signal table's database, as Debezium's connection is after its snapshot's `USE`: MySQL logs
-        # the session's database in each watermark transaction's BEGIN, so binlog positions match Debezium's.
-        return dbconn.connect(params, signal_table.database, autocommit=False, conv=conv,
-                              init_command="SET time_zone='+00:00'")
-
-    def wrap(state: StreamingState, inner: ChangeEmitter) -> ChangeEmitter:
-        slot = next((p for p in state.parts if isinstance(p, IncrementalSnapshotSlot)), None)
-        context = IncrementalContext.load(dict(slot.values)) if slot is not None else None
-        engine = IncrementalSnapshot(connect, signal_table, dispatcher.schema, dispatcher, sig.chunk_size, context,
-                                     read_only=sig.read_only)
-        emitter = SignalingEmitter(inner, state, signal_table, engine)
-        engine.connect()  # at start, as Debezium's connection (thread ids come in the same order)
-        if engine.context.running:
-            # As Debezium's init: a snapshot the stored offset says is running continues with its next chunk.
-            log.info("incremental snapshot in progress: reading its next chunk")
-            engine.read_chunk()
-        return emitter
-
-    return wrap
+    queries = snapshot_queries(settings)
+    return lambda point: remainder_context(point, schema, table_filter.table_included, queries)
 
 
 class InitialSnapshotSource:
@@ -326,10 +316,10 @@ class InitialSnapshotSource:
         self._housekeeping, self._on_start = housekeeping, on_start
 
     def snapshot(self, *, with_data: bool = True, recovery_offset: SourceOffset | None = None,
-                 resume: ResumePoint | None = None, resume_offset: SourceOffset | None = None) -> SourceOffset:
+                 ) -> SourceOffset:
         self._on_start()
-        if resume is None:
-            self._schema.reset()
+        self._schema.reset()
+        self._dispatcher.reset_snapshot_schema()  # blocking snapshots replay this snapshot's schema records
         conv = pymysql_conversions()
         # PyMySQL cannot read MySQL 9 VECTOR columns unless told they are binary.
         allow_binary_vectors()
@@ -339,15 +329,14 @@ class InitialSnapshotSource:
             return dbconn.connect(params, autocommit=False, conv=conv, init_command="SET time_zone='+00:00'")
 
         ss = self._s.snapshot
-        queries = SnapshotQueries(ss.include_collection_list, ss.select_overrides, ss.tables_order_by_row_count,
-                                  ss.min_row_count_to_stream_results, ss.fetch_size, self._s.filters.table_include)
+        queries = snapshot_queries(self._s)
         dispatcher = self._dispatcher
         snap = InitialSnapshot(
             SnapshotSource(connect, self._filter, use_gtids=self._info.gtid_mode),
             _SnapshotEmitter(dispatcher, self._housekeeping),
             SnapshotOptions(locking_mode=ss.locking_mode, lock_timeout_ms=ss.lock_timeout_ms, queries=queries,
                             max_threads=ss.max_threads, resumable=ss.resume_enabled, with_data=with_data),
-            SnapshotStart(resume=resume, resume_offset=resume_offset, recovery_offset=recovery_offset),
+            SnapshotStart(recovery_offset=recovery_offset),
             self._metrics)
         if ss.delay_ms and recovery_offset is None:
             log.info("snapshot.delay.ms: waiting %d ms before the snapshot starts", ss.delay_ms)
@@ -391,6 +380,10 @@ class _SnapshotEmitter:
 
         return emit_row
 
+    def checkpoint(self, offset: SourceOffset) -> None:
+        self._dispatcher.tracker.observe(offset.to_map())
+        self._housekeeping()
+
     def _row_done(self) -> None:
         self._rows += 1
         if self._rows % self.HOUSEKEEPING_EVERY == 0:
@@ -398,6 +391,12 @@ class _SnapshotEmitter:
 
     def table_known(self, table_id: Any) -> bool:
         return self._dispatcher.table_known(table_id)
+
+    def wants_table(self, table_id: Any) -> bool:
+        return self._dispatcher.wants_table(table_id)
+
+    def replay_snapshot_schema(self, tables: Any) -> None:
+        self._dispatcher.replay_snapshot_schema(tables)
 
     def table_columns(self, table_id: Any) -> tuple[list[str], tuple[str, ...]]:
         table = self._dispatcher.schema.table(table_id)

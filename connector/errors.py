@@ -51,7 +51,7 @@ __all__ = [
     "BinlogCdcError", "TerminalError", "RetriableError",
     "ConfigError",
     "SourceError", "ServerSetupError", "BinlogDecodeError", "SourceConnectionError",
-    "SchemaError", "UnsupportedBinlogColumn", "RowValueError",
+    "SchemaError", "UnsupportedBinlogColumn", "RowValueError", "TransformError",
     "SinkError", "KafkaWriterError", "KafkaConfigError", "KafkaDeliveryError", "KafkaTransactionFatal",
     "KafkaWriterClosed", "KafkaBackpressureTimeout", "KafkaWriterInterrupted", "KafkaTransactionAborted",
     "SchemaRegistryError", "IncompatibleSchemaError", "SchemaRegistryUnavailable",
@@ -190,6 +190,11 @@ class RowValueError(SchemaError):
 
 
 # ---------------------------------------------------------------- sink (Kafka)
+
+
+class TransformError(TerminalError):
+    """A configured transform cannot handle a record, where Debezium's transform fails and stops the task
+    too; the record and the ones after it are read again at the next start."""
 
 
 class SinkError(BinlogCdcError):

@@ -33,3 +33,7 @@ class SnapshotEmitter(TableSchemas, Protocol):
     def snapshot_text_rows(self, table_id: TableId, decoders: list[Decoder]) -> RowWriter | None:
         """`snapshot_row` for one table's raw text-protocol rows (snapshot/raw_rows.py), or None."""
         ...
+
+    def checkpoint(self, offset: SourceOffset) -> None:
+        """An offset reached without a record: committed once the records before it are acknowledged."""
+        ...

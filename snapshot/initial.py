@@ -20,8 +20,8 @@ taken and released in steps 2, 6 and 9 depends on `snapshot.locking.mode` (snaps
   8. COMMIT
   9. release what is still held (extended mode, table locks); delayed schema of unlocked tables
 
-Each data record's offset also records how far the snapshot got, so that an interrupted snapshot resumes
-instead of starting over: snapshot/resume.py, which also gives the consistency argument.
+Each data record's offset also records how far the snapshot got, so that a restart reads only the rest of an
+interrupted snapshot, beside streaming: snapshot/resume.py (the offsets) and snapshot/remainder.py.
 
 Mode `none` takes no lock. Debezium then reads the position, schema and rows without any snapshot
 transaction; here the position is read *before* `START TRANSACTION WITH CONSISTENT SNAPSHOT`, so a
@@ -54,13 +54,12 @@ from snapshot.metrics import SnapshotMetrics
 from snapshot.parallel import close_all, open_readers, read_parallel
 from snapshot.plan import ORDER_DISABLED, SnapshotQueries, TableRead, plan_snapshot
 from snapshot.position import read_position, view_position
-from snapshot.resume import ResumeInvalid, ResumePoint, remaining_reads
 from snapshot.scan import DEFAULT_FETCH_SIZE, DataStep, Finish, read_serially
 from snapshot.schema_read import SchemaReader, TableLists, list_tables
 
 log = logging.getLogger(__name__)
 
-__all__ = ["InitialSnapshot", "ResumeInvalid", "SnapshotOptions", "SnapshotResult", "SnapshotSource",
+__all__ = ["InitialSnapshot", "SnapshotOptions", "SnapshotResult", "SnapshotSource",
            "SnapshotStart"]
 
 Connect = Callable[[], pymysql.connections.Connection]
@@ -90,16 +89,11 @@ class SnapshotOptions:
 
 @dataclass(frozen=True)
 class SnapshotStart:
-    """What the run continues: nothing (a new snapshot), an interrupted snapshot, or a stored offset whose
-    schema is read again (snapshot.mode=recovery: schema only, recorded at that offset, no lock, no data)."""
+    """What the run continues: nothing (a new snapshot) or a stored offset whose schema is read again
+    (snapshot.mode=recovery: schema only, recorded at that offset, no lock, no data). An interrupted snapshot's
+    remainder is no snapshot run: streaming reads it (snapshot/remainder.py)."""
 
-    resume: ResumePoint | None = None
-    resume_offset: SourceOffset | None = None  # the interrupted snapshot's position: streaming starts there
     recovery_offset: SourceOffset | None = None
-
-    def __post_init__(self) -> None:
-        if (self.resume is None) != (self.resume_offset is None):
-            raise ValueError("a resumed snapshot needs both the resume point and the interrupted snapshot's offset")
 
 
 @dataclass(frozen=True)
@@ -119,8 +113,7 @@ class InitialSnapshot:
         self.metrics = metrics or SnapshotMetrics()
 
     def run(self, should_stop: Callable[[], bool] = lambda: False) -> SnapshotResult:
-        """Takes the snapshot; InterruptedError when `should_stop` turns true, ResumeInvalid (before any row
-        is emitted) when an interrupted snapshot cannot be resumed."""
+        """Takes the snapshot; InterruptedError when `should_stop` turns true."""
         conn = self._source.connect()
         self.metrics.started()
         run = _Run(self._source, self._emitter, self._options, self._start, self.metrics, should_stop, conn)
@@ -152,9 +145,8 @@ class _Run:
         self.step = DataStep(emitter, metrics, should_stop, options.queries.fetch_size or DEFAULT_FETCH_SIZE,
                              options.progress_interval_s)
         # Extra readers read tables in no fixed order, which a resumable offset needs: a parallel snapshot
-        # restarts from zero, and an interrupted one-reader snapshot is resumed with one reader.
-        fresh_data = options.with_data and start.resume is None
-        self.extra_readers = max(0, options.max_threads - 1) if fresh_data else 0
+        # restarts from zero.
+        self.extra_readers = max(0, options.max_threads - 1) if options.with_data else 0
         self.resumable = (options.resumable and options.queries.order_by_row_count == ORDER_DISABLED
                           and not self.extra_readers)
         self.readers: list[pymysql.connections.Connection] = []
@@ -173,12 +165,6 @@ class _Run:
         locks = SnapshotLocks(self.strategy, self.cur, self.metrics.lock_changed)
         try:
             offset, lists, delayed = self.lock_and_read_schema(locks)
-            if self.start.resume is not None:
-                assert self.start.resume_offset is not None
-                log.info("Resuming the interrupted snapshot at table %s after key %s; its rows come from this new "
-                         "snapshot, streaming starts at the interrupted snapshot's position %s (snapshot/resume.py)",
-                         self.start.resume.table.dotted(), self.start.resume.key, self.start.resume_offset.position())
-                offset, delayed = self.start.resume_offset, []
             locks.release_after_schema()
             rows, finish = self.read_data(lists.captured, offset)
             self.cur.execute("COMMIT")
@@ -232,8 +218,6 @@ class _Run:
             cur.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT")
             offset = view_position(cur, offset, use_gtids)
             self.open_readers()  # views at or after the position: duplicates at worst (snapshot/parallel.py)
-        if self.start.resume is not None:
-            return offset, lists, []  # the interrupted snapshot's schema is in the history already
         log.info("Snapshot step 5 - Read schema")
         # Table locks only allow the locked tables to be read: the others wait until the locks are gone.
         if locks.tables_locked:
@@ -269,8 +253,6 @@ class _Run:
 
     def plan(self, captured: list[TableId]) -> list[TableRead]:
         reads = plan_snapshot(self.conn, captured, self.options.queries, self.emitter, key_order=self.resumable)
-        if self.start.resume is not None:
-            reads = remaining_reads(self.conn, reads, self.start.resume, self.emitter)
         for r in reads:
             log.info("For table '%s' using select statement: '%s' (~%s rows, %s)", r.table_id.dotted(), r.select,
                      "?" if r.estimate is None else r.estimate, "streamed" if r.streaming else "buffered")

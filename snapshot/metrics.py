@@ -1,4 +1,5 @@
-"""Snapshot progress under Debezium's snapshot metric names (`SnapshotChangeEventSourceMetricsMXBean`).
+"""Snapshot progress under Debezium's snapshot metric names (`SnapshotChangeEventSourceMetricsMXBean`), for the
+initial snapshot and, as in Debezium, the blocking and incremental snapshots signals ask for.
 
 Written only by the snapshot thread; `as_dict()` is a consistent-enough copy for a status file or
 a metrics endpoint on another thread (each attribute is a single reference assignment).
@@ -18,6 +19,7 @@ class SnapshotMetrics:
         self.running = False
         self.completed = False
         self.aborted = False
+        self.paused = False  # incremental snapshots: pause-snapshot / resume-snapshot
         self.holding_global_lock = False
         self.total_table_count = 0
         self.remaining_table_count = 0
@@ -29,12 +31,16 @@ class SnapshotMetrics:
 
     # ---------------------------------------------------------------- updates (snapshot thread)
     def started(self) -> None:
-        self.running, self.completed, self.aborted = True, False, False
+        self.running, self.completed, self.aborted, self.paused = True, False, False, False
+        self.rows_scanned, self.row_estimates = {}, {}
         self._started, self._stopped = self._clock.monotonic(), None
 
     def tables(self, tables: list[TableId]) -> None:
         self.captured_tables = [t.dotted() for t in tables]
         self.total_table_count = self.remaining_table_count = len(tables)
+
+    def paused_changed(self, paused: bool) -> None:
+        self.paused = paused
 
     def lock_changed(self, holding: bool) -> None:
         self.holding_global_lock = holding
@@ -51,7 +57,7 @@ class SnapshotMetrics:
         self.remaining_table_count = max(0, self.remaining_table_count - 1)
 
     def finished(self, aborted: bool = False) -> None:
-        self.running = False
+        self.running = self.paused = False
         self.completed, self.aborted = not aborted, aborted
         self.holding_global_lock = False
         self._stopped = self._clock.monotonic()
@@ -68,6 +74,7 @@ class SnapshotMetrics:
             "SnapshotRunning": self.running,
             "SnapshotCompleted": self.completed,
             "SnapshotAborted": self.aborted,
+            "SnapshotPaused": self.paused,
             "SnapshotDurationInSeconds": self.duration_s(),
             "HoldingGlobalLock": self.holding_global_lock,
             "TotalTableCount": self.total_table_count,

@@ -127,6 +127,11 @@ def read_serially(conn: pymysql.connections.Connection, reads: Sequence[TableRea
                                                           for i, d in zip(key_index, key_decoders)]))
 
     source_for = DataSources(offset).get
+    if resumable and reads:
+        # Before the first row: a restart now resumes (snapshot/remainder.py) instead of starting over, so even a
+        # kill before the first acknowledged row leaves no row of this attempt unaccounted for (ghost rows), and
+        # the schema just recorded is not recorded again.
+        step.emitter.checkpoint(in_progress_map.at(reads[0].table_id.identifier(), None))
 
     def flush(is_last_row: bool, final: bool) -> None:
         emit_p, table_id, values, t_index, r_index, row_offset = pending  # type: ignore[misc]

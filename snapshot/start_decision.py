@@ -18,7 +18,7 @@ from snapshot.modes import SnapshotPolicy
 class Action(Enum):
     STREAM = "stream from the stored offset"
     RECOVER_SCHEMA = "rebuild the schema history at the stored offset, then stream from it"
-    RESUME_SNAPSHOT = "resume the interrupted snapshot"
+    RESUME_SNAPSHOT = "stream from the interrupted snapshot's position, reading its remainder in chunks"
     SNAPSHOT = "take a snapshot, then stream from its position"
     STREAM_FROM_OLDEST = "stream from the oldest binlog, without a snapshot"
     REFUSE = "refuse to start"
@@ -29,6 +29,7 @@ class StartInputs:
     stored: bool = False          # an offset is stored (offsets_reset: it was, but is ignored)
     in_progress: bool = False     # the stored offset's snapshot did not complete
     resumable: bool = False       # it says where the interrupted snapshot got to, and snapshot.resume.enabled
+    watermarks: bool = False      # a signal table the connector may write (the resume reads chunks between them)
     history_exists: bool = True   # the schema history store holds a history
     purged: str | None = None     # why the stored position cannot be read again; None when it can
     offsets_reset: bool = False   # snapshot.on.data.error dropped the stored offset (Debezium's resetOffset)
@@ -58,6 +59,19 @@ def _lost_history(p: SnapshotPolicy, i: StartInputs) -> bool:
 
 def _recovers(p: SnapshotPolicy, i: StartInputs) -> bool:
     return i.completed and ((p.snapshot_schema(True) and not p.stream_from_snapshot) or _lost_history(p, i))
+
+
+def _resumes(p: SnapshotPolicy, i: StartInputs) -> bool:
+    return i.in_progress and i.resumable and i.purged is None and p.snapshot_data(True, True)
+
+
+# Debezium's behaviour, said out loud: the restart reads everything again at a new position, so a row the
+# interrupted attempt sent and that was deleted before the new position gets no delete.
+NO_WATERMARKS = ("the initial snapshot was interrupted; resuming it in commit order reads its remainder in chunks "
+                 "between watermarks, which needs signal.data.collection (a signal table the connector can write), "
+                 "the source signal channel and read.only=false: taking the snapshot again from the start instead, "
+                 "as Debezium does. Consumers keep rows the first attempt sent that were deleted meanwhile; set "
+                 "signal.data.collection to resume without that")
 
 
 def _snapshot(p: SnapshotPolicy, i: StartInputs) -> StartDecision:
@@ -96,9 +110,12 @@ RULES: list[Rule] = [
     ("resume streaming", lambda p, i: i.completed and not p.snapshots(True),
      lambda p, i: StartDecision(Action.STREAM, "resume streaming")),
     ("resume snapshot",
-     lambda p, i: i.in_progress and i.resumable and i.purged is None and p.snapshot_data(True, True),
+     lambda p, i: _resumes(p, i) and i.watermarks and p.stream,
      lambda p, i: StartDecision(Action.RESUME_SNAPSHOT, "resume snapshot",
                                 fallback=decide(p, replace(i, resumable=False)))),
+    # The remainder is read beside streaming: a mode that does not stream (initial_only) starts over.
+    ("interrupted snapshot, no watermarks", lambda p, i: _resumes(p, i) and p.stream,
+     lambda p, i: replace(_snapshot(p, i), rule="interrupted snapshot, no watermarks", message=NO_WATERMARKS)),
     ("interrupted snapshot, mode takes none", lambda p, i: i.in_progress and not p.snapshots(True, True),
      _refuse("interrupted snapshot, mode takes none",
              lambda p, i: f"the connector stopped during a snapshot, but snapshot.mode={_mode(p)} takes no snapshot "

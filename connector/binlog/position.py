@@ -74,6 +74,7 @@ PartLoader = Callable[[Mapping[str, Any]], "OffsetPart | None"]
 DEFAULT_PART_LOADERS: tuple[PartLoader, ...] = (IncrementalSnapshotSlot.load,)
 P = TypeVar("P")
 INCREMENTAL = "INCREMENTAL"  # the `snapshot` offset value of an incremental snapshot's records
+BLOCKING = "BLOCKING"  # ... and of a blocking snapshot's records (all but its last)
 
 
 @dataclass(frozen=True)
@@ -173,8 +174,9 @@ class SourceOffset:
 
     @property
     def snapshot_in_progress(self) -> bool:
-        """An initial or blocking snapshot did not complete (an incremental one resumes while streaming)."""
-        return self.snapshot is not None and self.snapshot != INCREMENTAL
+        """An initial snapshot did not complete. An incremental one resumes while streaming; an interrupted
+        blocking one is not resumed (Debezium's isInitialSnapshotRunning): streaming goes on from its position."""
+        return self.snapshot is not None and self.snapshot not in (INCREMENTAL, BLOCKING)
 
 
 @dataclass(frozen=True)

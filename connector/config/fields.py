@@ -212,7 +212,8 @@ FIELDS: tuple[Field, ...] = (
     F("snapshot.delay.ms", "0", as_non_negative_int, "Delay before the snapshot starts."),
     F("snapshot.tables.order.by.row.count", "disabled", as_str, "ascending, descending or disabled."),
     F("snapshot.resume.enabled", "true", as_bool,
-      "binlog-cdc: an interrupted initial snapshot resumes at its table and key instead of starting over."),
+      "binlog-cdc: an interrupted initial snapshot resumes at its table and key, beside streaming, instead of "
+      "starting over (needs signal.data.collection for its watermarks)."),
     F("streaming.delay.ms", "0", as_non_negative_int, "Delay before streaming starts."),
     # --- failures and queueing
     F("event.processing.failure.handling.mode", "fail", E(modes.EventProcessingFailureHandlingMode), "What to do when an event cannot be processed."),
@@ -246,12 +247,22 @@ FIELDS: tuple[Field, ...] = (
     F("offset.storage.topic", None, as_str, "Offsets topic (Kafka Connect format)."),
     F("offset.storage.partitions", "25", as_int, "Partitions of a new offsets topic."),
     F("offset.storage.replication.factor", "1", as_int, "Replication factor of a new offsets topic."),
-    F("offset.flush.interval.ms", "0", as_non_negative_int, "Offset commit interval; 0 commits after every batch."),
+    # Debezium Server leaves the interval to the engine's offset commit policy (PeriodicCommitOffsetPolicy),
+    # whose default is one minute; its example application.properties sets 0.
+    F("offset.flush.interval.ms", "60000", as_non_negative_int, "Offset commit interval (Debezium's default: one "
+      "minute); 0 commits after every batch. Exactly-once mode, unless it is set: a Kafka transaction every 100 ms."),
     F("offset.flush.timeout.ms", "5000", as_int, "Flush timeout on commit."),
     # --- misc
     F("read.only", "false", as_bool, "Never write to the database."),
-    F("signal.enabled.channels", "source", as_list, "Signal channels: source (the signal table); kafka, file and "
-      "jmx are refused by name."),
+    F("signal.enabled.channels", "source", as_list, "Signal channels: source (the signal table), kafka, file; "
+      "jmx and in-process are refused by name."),
+    F("signal.poll.interval.ms", "5000", as_non_negative_int, "How often the kafka and file channels are read."),
+    F("signal.file", "file-signals.txt", as_str, "The file channel's file: one JSON signal per line, emptied once "
+      "read."),
+    F("signal.kafka.topic", None, as_str, "The kafka channel's topic (default `<topic.prefix>-signal`), partition 0."),
+    F("signal.kafka.bootstrap.servers", None, as_str, "The kafka channel's brokers (required with that channel)."),
+    F("signal.kafka.groupId", "kafka-signal", as_str, "The kafka channel's consumer group."),
+    F("signal.kafka.poll.timeout.ms", "0", as_non_negative_int, "How long one read of the signal topic waits."),
     F("signal.data.collection", None, as_str, "Signal table `db.table` (columns id, type, data); also where "
       "incremental snapshots write their watermarks."),
     F("incremental.snapshot.chunk.size", "1024", as_positive_int, "Rows per incremental snapshot chunk."),

@@ -179,7 +179,10 @@ def load_connect_json(doc: dict, bootstrap: str | None, producer_overrides: dict
 
 
 def _unknown_source_warnings(source: dict[str, str]) -> list[str]:
-    return [f"unknown connector property {k} (ignored)" for k in sorted(source) if not is_known(k)]
+    # a custom converter's options are `<name>.<option>`, `<name>` listed in `converters` (checked in its parser)
+    converters = tuple(n.strip() + "." for n in (source.get("converters") or "").split(",") if n.strip())
+    return [f"unknown connector property {k} (ignored)" for k in sorted(source)
+            if not is_known(k) and not (converters and k.startswith(converters))]
 
 
 def _kafka_settings(producer: dict[str, str], formats: dict[str, str], header_default: str,

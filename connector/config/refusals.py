@@ -1,7 +1,7 @@
 """Known Debezium / Kafka Connect properties whose behaviour binlog-cdc does not implement, as data.
 
 Setting one stops the start with a problem naming it and saying what to do instead: a silently ignored
-property is a wrong result (a configured `converters=boolean` would still emit TINYINT(1) as int16).
+property is a wrong result (a configured `post.processors=reselector` would still emit the unchanged rows).
 A value equal to Debezium's default asks for nothing, so it is accepted where listed in `allowed`.
 `transforms.*` and `predicates.*` are checked class by class in connector/transforms/config.py.
 """
@@ -25,19 +25,15 @@ class Refusal:
         return re.fullmatch(self.pattern, name) is not None
 
 
-_SIGNALS = ("only the source signal channel (signal.data.collection) with incremental execute-snapshot is "
-            "implemented; remove it")
+_SIGNALS = ("schema changes during an incremental snapshot are not implemented (Debezium's default false "
+            "is); remove it")
 
 REFUSALS: tuple[Refusal, ...] = (
-    Refusal(r"converters(\..+)?", "custom converters (TinyIntOneToBooleanConverter, JdbcSinkDataTypesConverter, "
-            "ZeroDateFallbackConverter, ...) are not implemented; remove converters and converters.* (columns keep "
-            "Debezium's default representation) or convert downstream"),
     Refusal(r"post\.processors(\..+)?", "post processors (e.g. ReselectColumnsPostProcessor) are not implemented; "
             "remove post.processors and post.processors.*"),
     Refusal(r"notification\..+", "notifications (sink, log, JMX channels) are not implemented; remove it"),
-    # signal.data.collection, signal.enabled.channels, incremental.snapshot.chunk.size and .watermarking.strategy
-    # and read.only are implemented (connector/signals); the channels and strategies they refuse are refused there
-    Refusal(r"signal\.(kafka|file|consumer)\..+|signal\.file", _SIGNALS),
+    # signal.* (source, kafka and file channels), incremental.snapshot.chunk.size and .watermarking.strategy and
+    # read.only are implemented (connector/signals); the channels and strategies they refuse are refused there
     Refusal(r"incremental\.snapshot\.allow\.schema\.changes", _SIGNALS, ("false",)),
     Refusal(r"custom\.metric\.tags", "JMX MBean tags are not implemented (metrics are Prometheus, metrics.port); "
             "remove it"),

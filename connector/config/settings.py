@@ -11,6 +11,7 @@ from typing import Any
 
 from connector.config import modes
 from connector.config.families import ColumnMapperSettings, column_mappers, select_overrides
+from connector.config.custom_converters import Rule, custom_converters
 from connector.config.fields import BY_NAME, FIELDS
 from connector.config.registry import RegistryAccess
 from connector.config.secret import Secret
@@ -115,6 +116,7 @@ class EventSettings:
     column_propagate_source_type: tuple[str, ...] = ()
     datatype_propagate_source_type: tuple[str, ...] = ()
     column_mappers: tuple[ColumnMapperSettings, ...] = ()  # in property order
+    custom_converters: tuple[Rule, ...] = ()  # converters=... (TinyIntOneToBoolean, JdbcSinkDataTypes)
 
 
 @dataclass(frozen=True)
@@ -192,6 +194,8 @@ class OffsetSettings:
     replication_factor: int
     flush_interval_ms: int
     flush_timeout_ms: int
+    # Whether offset.flush.interval.ms was given: exactly-once mode does not take the one-minute default.
+    flush_interval_set: bool = False
 
 
 @dataclass(frozen=True)
@@ -315,6 +319,7 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         column_propagate_source_type=r.get("column.propagate.source.type") or (),
         datatype_propagate_source_type=r.get("datatype.propagate.source.type") or (),
         column_mappers=column_mappers(raw, r.problems),
+        custom_converters=custom_converters(raw, r.problems),
     )
     topics = TopicSettings(
         prefix=prefix,
@@ -469,6 +474,7 @@ def _offset_settings(raw: dict[str, str], r: PropertyReader, default_file: str |
         replication_factor=r.get("offset.storage.replication.factor"),
         flush_interval_ms=r.get("offset.flush.interval.ms"),
         flush_timeout_ms=r.get("offset.flush.timeout.ms"),
+        flush_interval_set=raw.get("offset.flush.interval.ms") not in (None, ""),
     )
     if store == OFFSETS_FILE and not settings.file_filename:
         r.problems.append("offset.storage.file.filename is required with FileOffsetBackingStore")

@@ -16,16 +16,26 @@ class SignalSettings:
     data_collection: str | None = None  # `db.table`; None: no source channel, no incremental snapshot
     channels: tuple[str, ...] = ("source",)
     chunk_size: int = 1024
-    # read.only=true: nothing is ever written to the database, so execute-snapshot signals (which need
-    # watermark rows; the GTID-based read-only variant is not implemented yet) are refused with a message.
+    # read.only=true: nothing is ever written to the database; incremental snapshots use GTID watermarks
+    # (snapshot/incremental/read_only.py), MySQL with GTIDs only.
     read_only: bool = False
+    poll_interval_ms: int = 5000
+    file: str = "file-signals.txt"
+    kafka_topic: str | None = None  # None: `<topic.prefix>-signal`
+    kafka_bootstrap_servers: str | None = None
+    kafka_group_id: str = "kafka-signal"
+    kafka_poll_timeout_ms: int = 0
+    consumer: tuple[tuple[str, str], ...] = ()  # signal.consumer.* for the kafka channel's consumer
+
+    @property
+    def external(self) -> tuple[str, ...]:
+        """The channels read by the poller thread (connector/signals/channels.py)."""
+        return tuple(c for c in self.channels if c in ("kafka", "file"))
 
 
 # What Debezium offers and binlog-cdc does not (yet): refused by name rather than accepted and ignored.
 _UNSUPPORTED_SIGNALS = {
-    "kafka": "the kafka signal channel is not implemented yet",
-    "file": "the file signal channel is not implemented yet",
-    "jmx": "JMX has no Python equivalent",
+    "jmx": "JMX has no Python equivalent; use the kafka or file channel",
     "in-process": "the in-process channel belongs to the embedded Java engine",
 }
 
@@ -35,7 +45,7 @@ def signal_settings(r: PropertyReader) -> SignalSettings:
     for channel in channels:
         if channel in _UNSUPPORTED_SIGNALS:
             r.problems.append(f"signal.enabled.channels={channel} refused: {_UNSUPPORTED_SIGNALS[channel]}")
-        elif channel != "source":
+        elif channel not in ("source", "kafka", "file"):
             r.problems.append(f"signal.enabled.channels: unknown channel {channel!r}")
     strategy = (r.get("incremental.snapshot.watermarking.strategy") or "insert_insert").lower()
     if strategy != "insert_insert":
@@ -44,5 +54,13 @@ def signal_settings(r: PropertyReader) -> SignalSettings:
     collection = r.get("signal.data.collection")
     if collection and collection.count(".") != 1:
         r.problems.append(f"signal.data.collection={collection!r}: expected `database.table`")
+    bootstrap = r.get("signal.kafka.bootstrap.servers")
+    if "kafka" in channels and not bootstrap:
+        r.problems.append("signal.enabled.channels=kafka needs signal.kafka.bootstrap.servers (the brokers holding "
+                          "the signal topic)")
+    consumer = tuple(sorted((k[len("signal.consumer."):], v) for k, v in r.raw.items()
+                            if k.startswith("signal.consumer.") and v))
     return SignalSettings(collection or None, channels, r.get("incremental.snapshot.chunk.size") or 1024,
-                          bool(r.get("read.only")))
+                          bool(r.get("read.only")), r.get("signal.poll.interval.ms"), r.get("signal.file"),
+                          r.get("signal.kafka.topic") or None, bootstrap or None, r.get("signal.kafka.groupId"),
+                          r.get("signal.kafka.poll.timeout.ms"), consumer)

@@ -50,6 +50,8 @@ class ValueSettings:
     # TIME(n) fractions are complemented (python-mysql-replication.md B6) and must be undone here;
     # False for connector/binlog/value_decoders.py, which decodes them correctly.
     binlog_negative_time_fraction_complemented: bool = False
+    # converters=... rules (connector/config/custom_converters.py)
+    custom_converters: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,10 @@ from connector.converters.base import (
     ValueSettings,
     base_type_name,
 )
+from connector.config.custom_converters import converter_target
+from connector.converters.jdbc_sink import jdbc_sink_kind
+from connector.converters.tinyint_bool import boolean_kind
+from connector.converters.zero_date import zero_date_kind
 from schema_history.model import Column, Table
 
 __all__ = ["resolve", "unusable_column", "ColumnConverter", "ValueSettings", "UnsupportedColumnType",
@@ -86,11 +90,23 @@ _FAMILIES: dict[str, Factory] = {
 }
 
 
-def resolve(column: Column, settings: ValueSettings, lenient_defaults: bool = False) -> ColumnConverter:
+def resolve(column: Column, settings: ValueSettings, lenient_defaults: bool = False,
+            table: str | None = None) -> ColumnConverter:
     """The column's converter. A DDL default its type cannot take raises `DefaultValueError`, or with
     `lenient_defaults` leaves the field without a default (the schema tracker has already warned: the
     row path must never fail on a table the history accepted)."""
     factory = _FAMILIES.get(base_type_name(column))
+    target = converter_target(settings.custom_converters, table, column) if settings.custom_converters else None
+    zero_date_fallback = None
+    if target is not None:  # converters=...: Debezium's custom converters take the column over
+        if target.startswith("zero_date:"):
+            rule = next(r for r in settings.custom_converters if r.target(table, column) == target)
+            text = rule.fallback_text(table, column)
+            factory = lambda c, s: zero_date_kind(c, s, target.split(":")[1], text)  # noqa: E731
+            zero_date_fallback = True
+        else:
+            factory = (lambda c, s: boolean_kind(c)) if target == "tinyint_boolean" else (  # noqa: E731
+                lambda c, s: jdbc_sink_kind(c, target))
     if factory is None:
         raise UnsupportedColumnType(
             f"column {column.name!r}: type {column.type_name!r} has no converter; "
@@ -113,6 +129,11 @@ def resolve(column: Column, settings: ValueSettings, lenient_defaults: bool = Fa
     fallback = None
     if not column.optional:
         fallback = schema.default if schema.has_default else kind.fallback
+    if zero_date_fallback:
+        # ZeroDateFallbackConverter: every null becomes the fallback, in nullable columns too; the field is
+        # optional when the column is nullable or there is no fallback
+        fallback = kind.fallback
+        schema = replace(schema, optional=column.optional or kind.fallback is None)
     return ColumnConverter(column.name, schema, kind.from_binlog, kind.from_snapshot, fallback)
 
 
@@ -120,7 +141,7 @@ def unusable_column(table: Table, settings: ValueSettings) -> str | None:
     """Why a column of `table` cannot be converted as declared (unknown type, unconvertible default), or None."""
     for column in table.columns:
         try:
-            resolve(column, settings)
+            resolve(column, settings, table=f"{table.id.database}.{table.id.table}")
         except (DefaultValueError, UnsupportedColumnType) as exc:
             return str(exc)
     return None

@@ -141,6 +141,9 @@ def _time_us_from_b6_binlog(value: _dt.timedelta) -> int:
     return us
 
 
+_EPOCH_NAIVE = _dt.datetime(1970, 1, 1)
+
+
 def _iso_utc(us: int, fsp: int | None = None) -> str:
     """UTC ISO-8601 with `Z`. Without fsp (snapshot values) like ISO_OFFSET_DATE_TIME: the fraction only
     when non-zero, trailing zeros dropped (`…06.789Z`); with fsp (binlog values, DDL defaults) exactly
@@ -357,12 +360,24 @@ def timestamp(column: Column, settings: ValueSettings) -> Kind:
         return None if us is None else _iso_utc(us)
 
     def from_binlog(value: _dt.datetime) -> str | None:
-        us = _datetime_us(value)
+        if value.year < 100:  # the two-digit-year adjuster applies: the general path
+            us = _datetime_us(value)
+            return None if us == 0 else _iso_utc(us, fsp)
         # python-mysql-replication B9: a zero TIMESTAMP arrives as the epoch, which no real
         # TIMESTAMP can be (the minimum is 00:00:01); Debezium emits null for it.
-        # Streaming keeps exactly fsp fraction digits, the snapshot (JDBC) path drops trailing zeros
-        # (reference runs: `…06.789000Z` streamed vs `…06.789Z` snapshotted for a TIMESTAMP(6)).
-        return None if us == 0 else _iso_utc(us, fsp)
+        if value == _EPOCH_NAIVE:
+            return None
+        # `_iso_utc(_datetime_us(value), fsp)` without the round trip through microseconds (one value per
+        # TIMESTAMP column of every streamed row). Streaming keeps exactly fsp fraction digits, the snapshot
+        # (JDBC) path drops trailing zeros (reference runs: `…06.789000Z` streamed vs `…06.789Z` snapshotted).
+        text = (f"{value.year:04d}-{value.month:02d}-{value.day:02d}T{value.hour:02d}:{value.minute:02d}:"
+                f"{value.second:02d}")
+        frac = value.microsecond
+        if fsp:
+            return text + "." + f"{frac:06d}"[:fsp] + "Z"
+        if frac:
+            return text + "." + f"{frac:06d}".rstrip("0") + "Z"
+        return text + "Z"
 
     def default(expr: str, col: Column) -> Any:
         # BinlogDefaultValueConverter.convertToTimestamp: zero/epoch → null when nullable, else epoch

@@ -244,6 +244,13 @@ class Dispatcher:
                                      None, None, None, source, None, self._clock_ns(), list(self._context_headers)),
                           offset.to_map())
 
+    def replay_snapshot_schema(self, tables: Sequence[TableId]) -> None:
+        """A blocking snapshot: the initial snapshot's schema records of `tables` again (SchemaChanges.replay)."""
+        self._schema_changes.replay(tables)
+
+    def reset_snapshot_schema(self) -> None:
+        self._schema_changes.reset_snapshot_log()
+
     def end_snapshot(self, completed: SourceOffset) -> None:
         """The snapshot emitted no data after its schema records: its last schema record is the last record."""
         self._schema_changes.end_snapshot(completed)

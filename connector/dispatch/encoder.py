@@ -16,7 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Mapping, Protocol, Sequence
 
-from connector.events.kinds import ConnectRecord, Headers, LogicalRecord, RecordKind
+from connector.errors import TransformError, Where
+from connector.events.kinds import ConnectRecord, DataChange, Headers, LogicalRecord, RecordKind
 from connector.kafka.writer import OutRecord
 from connector.serde.avro import JsonSide, RecordSerializer
 
@@ -68,10 +69,15 @@ class RecordEncoder:
             key, value = record.json(self._key_schemas, self._value_schemas)
             return OutRecord(record.topic, key, value, record.headers, record.partition)
         connect: ConnectRecord | None = record.connect()
-        for transform in self._chains.get(record.kind, ()):
-            connect = transform.apply(connect)
-            if connect is None:
-                return None
+        try:
+            for transform in self._chains.get(record.kind, ()):
+                connect = transform.apply(connect)
+                if connect is None:
+                    return None
+        except ValueError as exc:  # a transform refusing this record: Debezium's task stops there too
+            raise TransformError(str(exc), where=_where(record),
+                                 fix="change the transforms (or their predicates) so that this record is handled; "
+                                     "it and the ones after it are read again at the next start") from exc
         return self.serialize(connect)
 
     def serialize(self, record: ConnectRecord) -> OutRecord:
@@ -88,3 +94,12 @@ class RecordEncoder:
         if kind not in self._direct:
             return None
         return lambda key, value: OutRecord(topic, key, value, headers)
+
+
+def _where(record: LogicalRecord) -> Where:
+    """The binlog position and table of a change event; the topic of any other record."""
+    if isinstance(record, DataChange):
+        source = record.source
+        table = f"{source.db}.{source.table}" if source.db and source.table else None
+        return Where(file=source.file or None, pos=source.pos if source.file else None, table=table, topic=record.topic)
+    return Where(topic=record.topic)

@@ -8,9 +8,11 @@ completed offset (`end_snapshot`).
 
 from __future__ import annotations
 
+import logging
 import re
 import time
-from typing import Any, Callable, Protocol
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol, Sequence
 
 from connector.binlog.position import SourceOffset
 from connector.dispatch.sender import RecordSender
@@ -23,6 +25,8 @@ from schema_history.changes import SchemaChange
 from schema_history.model import Table, TableId
 
 __all__ = ["SchemaChanges", "SchemaTracker", "ddl_source_table", "truncated_table"]
+
+log = logging.getLogger(__name__)
 
 
 class SchemaTracker(Protocol):
@@ -71,6 +75,24 @@ def ddl_source_table(ddl: str, changes: list[SchemaChange]) -> str | None:
     return None if _DATABASE_EVENT.match(ddl) else ""
 
 
+@dataclass(frozen=True)
+class _Logged:
+    """One table statement of the initial snapshot, as it was applied and sent."""
+
+    ddl: str
+    database: str
+    source: EventSource
+    offset: SourceOffset
+    table_id: TableId
+    ts_ns: list[int]
+
+
+def _source_for(es: EventSource, change: SchemaChange, table: str | None) -> EventSource:
+    return EventSource(ts_ms=es.ts_ms, db=change.database_name, table=table, server_id=es.server_id, gtid=es.gtid,
+                       file=es.file, pos=es.pos, row=es.row, thread=es.thread, snapshot=es.snapshot,
+                       ts_us=es.ts_us)
+
+
 class SchemaChanges:
     """Applies DDL to the schema history and emits its schema change records (held back during the snapshot)."""
 
@@ -85,6 +107,9 @@ class SchemaChanges:
         self._include = include_schema_changes
         self._clock_ns = clock_ns
         self._held: tuple[SchemaChange, EventSource, int | None, SourceOffset] | None = None
+        # The initial snapshot's table statements, for blocking snapshots to send again (see replay).
+        self._snapshot_log: list[_Logged] = []
+        self._snapshot_tables: dict[TableId, Table | None] = {}
 
     @property
     def holding(self) -> bool:
@@ -93,21 +118,61 @@ class SchemaChanges:
     def apply(self, ddl: str, database: str, es: EventSource, offset: SourceOffset, snapshot: bool) -> None:
         offset_map = offset.to_map()
         changes = self._schema.apply(ddl, database, offset_map, snapshot, event_at=(es.file, es.pos))
+        if snapshot and es.snapshot is not None:
+            self._log_snapshot_statement(ddl, database, es, offset, changes)
         if not self._include or not changes:
             return
         table = ddl_source_table(ddl, changes)
         for change in changes:
-            es_for = EventSource(
-                ts_ms=es.ts_ms, db=change.database_name, table=table,
-                server_id=es.server_id, gtid=es.gtid, file=es.file, pos=es.pos, row=es.row, thread=es.thread,
-                snapshot=es.snapshot, ts_us=es.ts_us)
+            es_for = _source_for(es, change, table)
             if snapshot:
                 # Until we know whether data records follow, the newest snapshot schema record is held back.
                 ts_ns = self._clock_ns()
                 self.release()
                 self._held = (change, es_for, ts_ns, offset)
+                if self._snapshot_log and self._snapshot_log[-1].ddl is ddl:
+                    self._snapshot_log[-1].ts_ns.append(ts_ns)
             else:
                 self._emit(change, es_for, None, offset_map)
+
+    def reset_snapshot_log(self) -> None:
+        """A new initial snapshot starts: blocking snapshots replay its statements, not older ones."""
+        self._snapshot_log.clear()
+        self._snapshot_tables.clear()
+
+    def _log_snapshot_statement(self, ddl: str, database: str, es: EventSource, offset: SourceOffset,
+                                changes: list[SchemaChange]) -> None:
+        touched = {c.id for change in changes for c in change.table_changes}
+        if len(touched) != 1:  # SET, USE, CREATE/DROP DATABASE: not replayed (they name no table)
+            return
+        table_id = next(iter(touched))
+        self._snapshot_log.append(_Logged(ddl, database, es, offset, table_id, []))
+        self._snapshot_tables[table_id] = self._schema.table(table_id)
+
+    def replay(self, tables: Sequence[TableId]) -> None:
+        """A blocking snapshot of `tables`: as Debezium's BinlogSnapshotChangeEventSource, send again the initial
+        snapshot's schema records of these tables (same source, offset and history position; none when this
+        process took no initial snapshot). A table whose definition changed since then is left out: Debezium
+        would record its old definition again, and a schema history replayed later would end on it."""
+        wanted = set(tables)
+        for table_id in wanted:
+            if table_id in self._snapshot_tables and self._snapshot_tables[table_id] != self._schema.table(table_id):
+                log.warning("blocking snapshot: the schema of %s changed since the initial snapshot; its snapshot "
+                            "schema records are not sent again (they would carry the old definition)",
+                            table_id.dotted())
+                wanted.discard(table_id)
+        for logged in self._snapshot_log:
+            if logged.table_id not in wanted:
+                continue
+            offset_map = logged.offset.to_map()
+            changes = self._schema.apply(logged.ddl, logged.database, offset_map, True,
+                                         event_at=(logged.source.file, logged.source.pos))
+            if not self._include or not changes:
+                continue
+            table = ddl_source_table(logged.ddl, changes)
+            for index, change in enumerate(changes):
+                ts_ns = logged.ts_ns[index] if index < len(logged.ts_ns) else None
+                self._emit(change, _source_for(logged.source, change, table), ts_ns, offset_map)
 
     def release(self) -> None:
         """Data records follow: the held schema record is not the snapshot's last, send it as it is."""

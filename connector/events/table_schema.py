@@ -19,6 +19,7 @@ from connector.converters.registry import base_type_name, resolve
 from connector.events.envelope import TX_BLOCK_SCHEMA, TxBlock
 from connector.serde.connect_schema import ConnectSchema, Field, Type, struct
 from connector.serde.name_adjustment import adjust_field_name, adjust_schema_name
+from connector.events.convert_compiler import RowConverter, compile_converter
 from connector.events.snapshot_text import Decoder, TextEncoder, compile_text_encoder
 from connector.events.source_info import SOURCE_SCHEMA, SourceInfo
 from schema_history.model import Column, Table, TableId
@@ -75,6 +76,7 @@ class TableSchema:
     # NOT NULL columns whose null (a zero date) becomes the default or the type's fallback
     _fallbacks: tuple[tuple[int, Any], ...] = ()
     _binlog_fns: tuple = field(default=(), repr=False)
+    _binlog_convert: RowConverter = field(default=compile_converter(()), repr=False)  # compiled from _binlog_fns
     _snapshot_fns: tuple = field(default=(), repr=False)
     # indexes of the value columns when column filters drop some (None: all columns)
     _value_indexes: tuple[int, ...] | None = None
@@ -90,7 +92,7 @@ class TableSchema:
 
         `none_sources` is the library's per-row map; it tells an empty SET (None + 'empty set') from NULL.
         """
-        out = [v if (v is None or fn is None) else fn(v) for fn, v in zip(self._binlog_fns, values)]
+        out = self._binlog_convert(values)
         if none_sources and self._set_columns:
             for index, name in self._set_columns:
                 if out[index] is None and none_sources.get(name) == _EMPTY_SET:
@@ -224,7 +226,8 @@ class TableSchemaBuilder:
         # Debezium names the schemas after the (sanitized) data topic: recordSchemaPrefix = dataChangeTopic
         name_base = adjust_schema_name(sanitize_topic_name(f"{self.topic_prefix}.{table.id.database}.{table.id.table}"),
                                        self.schema_name_mode)
-        converters = tuple(resolve(c, self.settings, lenient_defaults=True) for c in table.columns)
+        qualified = f"{table.id.database}.{table.id.table}"  # what converters' selectors match
+        converters = tuple(resolve(c, self.settings, lenient_defaults=True, table=qualified) for c in table.columns)
         field_names = [adjust_field_name(c.name, self.field_name_mode) for c in table.columns]
         value_schemas = [
             _with_source_type(conv.schema, col)
@@ -281,6 +284,7 @@ class TableSchemaBuilder:
                                  for j, i in enumerate(value_positions) if i in mappers),
             _fallbacks=tuple((i, c.fallback) for i, c in enumerate(converters) if c.fallback is not None),
             _binlog_fns=tuple(c.from_binlog for c in converters),
+            _binlog_convert=compile_converter([c.from_binlog for c in converters]),
             _snapshot_fns=tuple(c.from_snapshot for c in converters),
             _key_prefix=('{"schema":' + key_schema.json + ',"payload":') if (key_enable and key_schema) else "",
             _key_suffix="}" if key_enable else "",

@@ -1,6 +1,7 @@
 """When offsets are written: at most every `offset.flush.interval.ms`, and once more at shutdown.
 
-Debezium Server's default interval is 0: commit after every batch handed to the sink. Only what the
+Debezium Server's default interval is one minute (the engine's PeriodicCommitOffsetPolicy; its example
+configuration sets 0: commit after every batch handed to the sink). Only what the
 `OffsetTracker` calls committable is ever written, i.e. offsets whose records Kafka acknowledged, so a
 crash between a send and its ack re-sends (at-least-once), never skips.
 """

@@ -20,6 +20,11 @@ class StatusFile:
     min_interval_s: float = 0.1
     _last_write: float = field(default=0.0, init=False)
 
+    def due(self) -> bool:
+        """Whether a `write` now would write: callers ask first, so the status dict is built ~10 times a second,
+        not for every binlog event."""
+        return self.path is not None and time.monotonic() - self._last_write >= self.min_interval_s
+
     def write(self, status: dict[str, Any], force: bool = False) -> None:
         if self.path is None:
             return

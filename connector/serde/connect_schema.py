@@ -68,7 +68,7 @@ class ConnectSchema:
     name: str | None = None
     version: int | None = None
     doc: str | None = None
-    parameters: tuple[tuple[str, str], ...] = ()
+    parameters: tuple[tuple[str, str | None], ...] = ()
     default: Any = field(default=NO_DEFAULT, compare=True)
     fields: tuple[Field, ...] = ()
     items: "ConnectSchema | None" = None
@@ -122,7 +122,9 @@ class ConnectSchema:
         if self.doc is not None:
             parts.append(',"doc":' + jackson_string(self.doc))
         if self.parameters:
-            params = ",".join(jackson_string(k) + ":" + jackson_string(v) for k, v in self.parameters)
+            # a null parameter value exists: JdbcSinkDataTypesConverter's character set of a non-string column
+            params = ",".join(jackson_string(k) + ":" + ("null" if v is None else jackson_string(v))
+                              for k, v in self.parameters)
             parts.append(',"parameters":{' + params + "}")
         if self.has_default:
             from connector.serde.json_values import value_writer

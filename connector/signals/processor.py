@@ -1,4 +1,4 @@
-"""The `source` signal channel and the processor that turns signals into actions on the incremental snapshot.
+"""The processor that turns signals of every channel into actions, and the `source` channel itself.
 
 Debezium recognises a signal in the binlog: an INSERT into `signal.data.collection` (columns id, type,
 data by position). It acts on it synchronously, on the streaming thread, before the signal row's own change
@@ -6,26 +6,35 @@ record is emitted (EventDispatcher: "a synchronization point ... so the offset c
 will be correctly saved"); the row itself is then emitted like any other when the table is captured. Here
 `SignalingEmitter` sits between the streaming handler and the dispatcher and does exactly that; it also hands
 every captured change to the incremental snapshot for de-duplication, and keeps the snapshot's offset keys
-in the streaming state, so every record's offset carries them.
+in the streaming state, so every record's offset carries them. Signals of the kafka and file channels
+(channels.py) are acted on by the streaming thread too, before its next event; a blocking snapshot runs there,
+before the event that follows its signal (the handler's PausePoint), so streaming resumes exactly where it was.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 from connector.binlog.position import SourceOffset, TransactionState
 from connector.config.modes import Operation
 from connector.offsets.parts import IncrementalSnapshotSlot
+from connector.signals.channels import SignalQueue
 from connector.signals.actions import (CloseWindow, ExecuteSnapshot, LogMessage, OpenWindow, PauseSnapshot,
                                        ResumeSnapshot, SignalAction, SignalRecord, SignalRejected, StopSnapshot,
                                        parse_action)
 from connector.streaming.handler import ChangeEmitter, EventPositions, EventSource, RowChange, StreamingState
 from schema_history.model import TableId
 
-__all__ = ["SignalingEmitter", "SnapshotActions"]
+__all__ = ["BlockingSnapshots", "NoIncrementalSnapshots", "SignalingEmitter", "SnapshotActions"]
 
 log = logging.getLogger(__name__)
+
+
+class BlockingSnapshots(Protocol):
+    """Blocking snapshots (snapshot/blocking.py), run while streaming is paused."""
+
+    def run(self, action: ExecuteSnapshot, source: EventSource, offset: SourceOffset) -> None: ...
 
 
 class SnapshotActions(Protocol):
@@ -37,7 +46,12 @@ class SnapshotActions(Protocol):
 
     def close_window(self, signal_id: str, source: EventSource, offset: SourceOffset) -> None: ...
 
-    def process_change(self, table_id: TableId, images: Sequence[Sequence[Any] | None]) -> None: ...
+    def process_change(self, table_id: TableId, images: Sequence[Sequence[Any] | None], source: EventSource,
+                       offset: SourceOffset) -> None: ...
+
+    def committed(self, source: EventSource, offset: SourceOffset) -> None: ...
+
+    def schema_changed(self, database: str) -> None: ...
 
     def slot(self) -> IncrementalSnapshotSlot | None: ...
 
@@ -46,6 +60,47 @@ class SnapshotActions(Protocol):
     def pause(self) -> None: ...
 
     def resume(self) -> None: ...
+
+
+WATERMARKS = ("snapshot-window-open", "snapshot-window-close")
+
+
+class NoIncrementalSnapshots:
+    """`SnapshotActions` where incremental snapshots cannot run (`reason`): execute-snapshot is rejected."""
+
+    def __init__(self, reason: str) -> None:
+        self._reason = reason
+
+    def execute(self, action: ExecuteSnapshot) -> None:
+        raise SignalRejected(action.id, self._reason)
+
+    def committed(self, source: EventSource, offset: SourceOffset) -> None:
+        pass
+
+    def schema_changed(self, database: str) -> None:
+        pass
+
+    def open_window(self, signal_id: str) -> None:
+        pass
+
+    def close_window(self, signal_id: str, source: EventSource, offset: SourceOffset) -> None:
+        pass
+
+    def process_change(self, table_id: TableId, images: Sequence[Sequence[Any] | None], source: EventSource,
+                       offset: SourceOffset) -> None:
+        pass
+
+    def slot(self) -> IncrementalSnapshotSlot | None:
+        return None
+
+    def stop(self, data_collections: Sequence[str]) -> None:
+        log.warning("stop-snapshot: no incremental snapshot is running, stop ignored")
+
+    def pause(self) -> None:
+        pass
+
+    def resume(self) -> None:
+        pass
 
 
 def _text(value: Any) -> str | None:
@@ -58,12 +113,52 @@ class SignalingEmitter:
     """A `ChangeEmitter` (connector/streaming/handler.py) over the dispatcher, with the source channel."""
 
     def __init__(self, inner: ChangeEmitter, state: StreamingState, signal_table: TableId | None,
-                 snapshots: SnapshotActions) -> None:
+                 snapshots: SnapshotActions, blocking: BlockingSnapshots | None = None, *,
+                 external: SignalQueue | None = None, source_channel: bool = True,
+                 on_close: Callable[[], None] = lambda: None) -> None:
         self._inner = inner
         self._state = state
         self._signal_table = signal_table
         self._snapshots = snapshots
+        self._blocking = blocking
+        self._pending_blocking: list[ExecuteSnapshot] = []
+        # Signals of the kafka and file channels (connector/signals/channels.py), read on another thread.
+        self._external = external
+        # Without the source channel the signal table still carries the incremental snapshot's watermarks.
+        self._source_channel = source_channel
+        self._on_close = on_close  # stops what reads the other channels
         self._sync_parts()
+
+    def stop_channels(self) -> None:
+        """Streaming ended: stop reading the kafka and file channels."""
+        self._on_close()
+
+    # ------------------------------------------------------------ between events
+    @property
+    def pause_requested(self) -> bool:
+        """Read by the streaming handler before every event (connector/streaming/handler.py PausePoint)."""
+        return bool(self._pending_blocking) or (self._external is not None and bool(self._external))
+
+    def committed(self, source: EventSource, offset: SourceOffset) -> None:
+        """A transaction committed (its END record is out): read-only incremental windows may close."""
+        self._snapshots.committed(source, offset)
+        self._sync_parts()
+
+    def idle(self, source: EventSource, offset: SourceOffset) -> None:
+        """A heartbeat of an idle server, between transactions."""
+        self.paused_at(source, offset)
+        self.committed(source, offset)
+
+    def paused_at(self, source: EventSource, offset: SourceOffset) -> None:
+        """Streaming is paused before an event: act on the other channels' signals, then run the blocking
+        snapshots asked for (as Debezium, after the event that carried the signal)."""
+        if self._external is not None:
+            for record in self._external.take():
+                self.process(record)
+        pending, self._pending_blocking = self._pending_blocking, []
+        for action in pending:
+            assert self._blocking is not None
+            self._blocking.run(action, source, offset)
 
     # ------------------------------------------------------------ delegated
     def transaction_begin(self, tx_id: str, ts_ms: int, offset: SourceOffset) -> None:
@@ -74,6 +169,8 @@ class SignalingEmitter:
 
     def ddl(self, statement: str, database: str, source: EventSource, offset: SourceOffset) -> None:
         self._inner.ddl(statement, database, source, offset)
+        self._snapshots.schema_changed(database)  # after the schema took the DDL: a chunk read now matches it
+        self._sync_parts()
 
     def position_advanced(self, offset: SourceOffset, next_pos: tuple[str, int]) -> None:
         self._inner.position_advanced(offset, next_pos)
@@ -86,9 +183,11 @@ class SignalingEmitter:
         if change.table_id == self._signal_table and change.op is Operation.CREATE and change.after is not None:
             row = change.after
             record = SignalRecord(_text(row[0]) or "", _text(row[1]) or "", _text(row[2]) if len(row) > 2 else None)
-            self.process(record, source)
+            if self._source_channel or record.type in WATERMARKS:
+                self.process(record, source)
         if self._inner.wants_table(change.table_id):
-            self._snapshots.process_change(change.table_id, (change.before, change.after))
+            self._snapshots.process_change(change.table_id, (change.before, change.after), source,
+                                           self._state.offset())
             self._inner.row_change(change, source, positions)
 
     def process(self, record: SignalRecord, source: EventSource | None = None) -> None:
@@ -104,15 +203,22 @@ class SignalingEmitter:
     def _act(self, action: SignalAction, source: EventSource | None) -> None:
         snapshots = self._snapshots
         if isinstance(action, ExecuteSnapshot):
-            if action.kind != "incremental":
-                raise SignalRejected(action.id, f"{action.kind} snapshots are not supported yet")
-            snapshots.execute(action)
+            if action.kind == "blocking":
+                if self._blocking is None:
+                    raise SignalRejected(action.id, "blocking snapshots need streaming (no blocking snapshot source)")
+                # As Debezium: streaming pauses at the next event; the signal's own record goes out first.
+                self._pending_blocking.append(action)
+            else:
+                snapshots.execute(action)
         elif isinstance(action, OpenWindow):
             snapshots.open_window(action.id)
         elif isinstance(action, CloseWindow):
             if source is not None:  # only the binlog knows where a window closes
                 snapshots.close_window(action.id, source, self._state.offset())
         elif isinstance(action, StopSnapshot):
+            if action.kind == "blocking":
+                # a blocking snapshot runs to its end while streaming waits: there is nothing to stop in between
+                raise SignalRejected(action.id, "stop-snapshot applies to incremental snapshots only")
             snapshots.stop(action.data_collections)
         elif isinstance(action, PauseSnapshot):
             snapshots.pause()

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Protocol
+from typing import Callable, Protocol, runtime_checkable
 
 from pymysqlreplication.event import (
     GtidEvent,
@@ -91,6 +91,27 @@ class ChangeEmitter(Protocol):
     def ddl(self, statement: str, database: str, source: EventSource, offset: SourceOffset) -> None: ...
 
     def position_advanced(self, offset: SourceOffset, next_pos: tuple[str, int]) -> None: ...
+
+
+@runtime_checkable
+class PausePoint(Protocol):
+    """An emitter told about points between events (connector/signals/processor.py): before an event when it asked
+    for a pause (a blocking snapshot, signals of other channels), after each commit and at idle heartbeats (the
+    read-only incremental snapshot's windows)."""
+
+    pause_requested: bool
+
+    def paused_at(self, source: EventSource, offset: SourceOffset) -> None:
+        """Streaming is paused before the event `source` names; `offset` is where it resumes."""
+        ...
+
+    def committed(self, source: EventSource, offset: SourceOffset) -> None:
+        """The transaction committed by the event `source` names is sent (its END record included)."""
+        ...
+
+    def idle(self, source: EventSource, offset: SourceOffset) -> None:
+        """A server heartbeat between transactions."""
+        ...
 
 
 class EventPositions(Protocol):
@@ -207,6 +228,9 @@ class StreamingHandler:
         # Optional emitter capability: verify each TABLE_MAP against the schema (connector.schema.table_map_check).
         self._check_table_map: Callable[[TableId, tuple[int, ...], str, int], None] | None = getattr(
             emitter, "table_map", None)
+        # Optional emitter capability (connector/signals/processor.py): e.g. a blocking snapshot asked for by a signal
+        # runs when the next event arrives, before that event is handled (Debezium pauses streaming there).
+        self._pause: PausePoint | None = emitter if isinstance(emitter, PausePoint) else None
         self._handlers: dict[type, Callable[[PositionedEvent], None]] = {
             RotateEvent: self._rotate,
             GtidEvent: self._mysql_gtid,
@@ -232,6 +256,10 @@ class StreamingHandler:
         ev = pe.event
         if isinstance(ev, (RotateEvent, HeartbeatLogEvent)):
             self._handlers[type(ev)](pe)
+            if self._pause is not None and not st.in_tx and type(ev) is HeartbeatLogEvent:
+                # An idle server's heartbeats: signals of the other channels and read-only snapshot windows need
+                # not wait for a change.
+                self._pause.idle(self._paused_source(pe, st.file, st.restart_pos), st.offset(rows=0, with_tx=False))
             return
         if pe.timestamp:
             st.ts_sec = pe.timestamp
@@ -244,10 +272,20 @@ class StreamingHandler:
             st.restart_pos = pe.next_pos
             st.events = 0
             st.rows = 0
+        if self._pause is not None and self._pause.pause_requested:
+            self._pause.paused_at(self._paused_source(pe, pe.file, pe.start), st.offset(rows=0, with_tx=False))
         handler = self._handlers.get(type(ev), self._ignore)
         handler(pe)
         st.events += 1
         st.rows = 0
+
+    def _paused_source(self, pe: PositionedEvent, file: str, pos: int) -> EventSource:
+        """The `source` of records made while streaming is paused before `pe` (the event header's time)."""
+        st = self.state
+        ts_ms = pe.timestamp * 1000 if pe.timestamp else st.ts_sec * 1000
+        return EventSource(ts_ms=ts_ms, db="", table=None, server_id=st.server_id,
+                           gtid=st.current_gtid if self.use_gtids else None, file=file, pos=pos, row=0,
+                           thread=st.thread)
 
     # ---------------------------------------------------------------- handlers
     def _ignore(self, pe: PositionedEvent) -> None:
@@ -316,6 +354,8 @@ class StreamingHandler:
         already_sent = st.resume is not None and st.resume.end_emitted
         if st.tx is not None and self.tx_metadata and not already_sent:
             self.emitter.transaction_end(st.tx, pe.timestamp * 1000, st.offset(rows=0))
+        if self._pause is not None:
+            self._pause.committed(self._paused_source(pe, pe.file, pe.start), st.offset(rows=0, with_tx=False))
         st.resume = None
         st.in_tx = False
         st.query = None

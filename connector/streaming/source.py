@@ -89,9 +89,15 @@ class BinlogStreamingSource:
             self._housekeeping()
             purge.maybe_check()
 
-        StreamingLoop(handler, open_reader, self._token, stats=self._stats, heartbeat=heartbeat,
-                      housekeeping=housekeeping, gate=gate, max_retries=s.errors_max_retries,
-                      on_reader=self._on_reader).run()
+        try:
+            StreamingLoop(handler, open_reader, self._token, stats=self._stats, heartbeat=heartbeat,
+                          housekeeping=housekeeping, gate=gate, max_retries=s.errors_max_retries,
+                          on_reader=self._on_reader).run()
+        finally:
+            # the signal channels' poller thread (connector/signals/processor.py SignalingEmitter)
+            stop_channels = getattr(emitter, "stop_channels", None)
+            if stop_channels is not None:
+                stop_channels()
 
     def _auto_position(self, state: StreamingState) -> str | None:
         """The GTID set sent with COM_BINLOG_DUMP_GTID: what we completed, plus (with gtid.source filters) the

@@ -10,9 +10,22 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from connector.transforms.fields import InsertField, ReplaceField, Side
+from connector.events.records import HeaderFormat
 from connector.transforms.headers import HeaderCodec
-from connector.transforms.routing import (Filter, HasHeaderKey, RecordIsTombstone, RegexRouter, TopicNameMatches,
-                                          java_replacement)
+from connector.config.modes import SchemaNameAdjustmentMode
+from connector.transforms.flatten import Flatten
+from connector.transforms.header_ops import DropHeaders, HeaderFrom, InsertHeader
+from connector.transforms.json_expand import JsonExpander
+from connector.transforms.logical_router import ByLogicalTableRouter
+from connector.transforms.outbox import AdditionalField, EventRouter, InvalidOperation
+from connector.transforms.reshape import ExtractField, HoistField, MaskField, SetSchemaMetadata, ValueToKey
+from connector.transforms.cast import Cast, parse_spec
+from connector.transforms.timestamps import TARGETS, TimestampConverter, compile_format
+from connector.transforms.header_to_value import HeaderToValue
+from connector.transforms.partition_routing import PartitionRouting
+from connector.transforms.changed_fields import ExtractChangedRecordState
+from connector.transforms.routing import (SCHEMA_CHANGE_TYPES, Filter, HasHeaderKey, RecordIsTombstone, RegexRouter,
+                                          SchemaChangeEventFilter, TopicNameMatches, java_regex, java_replacement)
 from connector.transforms.unwrap import DeleteHandling, ExtractNewRecordState, FieldReference
 
 __all__ = ["PREDICATES", "REFUSED_OPTIONS", "REFUSED_PREDICATES", "REFUSED_TRANSFORMS", "TRANSFORMS", "Kind", "short_name"]
@@ -51,7 +64,7 @@ def _list(text: str) -> list[str]:
 
 def _regex(name: str, text: str) -> re.Pattern[str]:
     try:
-        return re.compile(text)
+        return java_regex(text)
     except re.error as exc:
         raise ValueError(f"{name}={text!r} is not a regular expression binlog-cdc can compile ({exc})") from None
 
@@ -112,7 +125,208 @@ def _router(o: Options, codec: HeaderCodec) -> RegexRouter:
     return RegexRouter(_regex("regex", o["regex"]), java_replacement(o["replacement"]))
 
 
+def _choice(name: str, text: str, allowed: tuple[str, ...]) -> str:
+    value = text.strip().lower()
+    if value not in allowed:
+        raise ValueError(f"{name}={text!r} must be one of {', '.join(allowed)}")
+    return value
+
+
+def _outbox(o: Options, codec: HeaderCodec) -> EventRouter:
+    null_behavior = _choice("table.json.payload.null.behavior", o["table.json.payload.null.behavior"],
+                            ("ignore", "optional_bytes"))
+    expand = _bool("table.expand.json.payload", o["table.expand.json.payload"])
+    return EventRouter(
+        event_id=o["table.field.event.id"], event_key=o["table.field.event.key"],
+        payload=o["table.field.event.payload"], timestamp=o["table.field.event.timestamp"] or None,
+        schema_version=o["table.field.event.schema.version"] or None, route_by=o["route.by.field"],
+        route_regex=_regex("route.topic.regex", o["route.topic.regex"]),
+        route_replacement=java_replacement(o["route.topic.replacement"]),
+        tombstone_on_empty=_bool("route.tombstone.on.empty.payload", o["route.tombstone.on.empty.payload"]),
+        invalid_op=InvalidOperation(_choice("table.op.invalid.behavior", o["table.op.invalid.behavior"],
+                                            ("warn", "error", "fatal"))),
+        additional=AdditionalField.parse_list(o["table.fields.additional.placement"]),
+        missing_is_error=_choice("table.field.additional.missing", o["table.field.additional.missing"],
+                                 ("error", "ignore")) == "error",
+        expander=JsonExpander(null_behavior == "optional_bytes") if expand else None, header_codec=codec)
+
+
+_OUTBOX = Kind({"table.field.event.id": "id", "table.field.event.key": "aggregateid", "table.field.event.type": "type",
+                "table.field.event.payload": "payload", "table.field.event.timestamp": "",
+                "table.fields.additional.placement": "", "table.field.additional.missing": "error",
+                "table.field.event.schema.version": "", "route.by.field": "aggregatetype",
+                "route.topic.regex": "(?<routedByValue>.*)", "route.topic.replacement": "outbox.event.${routedByValue}",
+                "route.tombstone.on.empty.payload": "false", "table.op.invalid.behavior": "warn",
+                "table.expand.json.payload": "false", "table.json.payload.null.behavior": "ignore"}, _outbox)
+
+def _logical_router(o: Options, codec: HeaderCodec) -> ByLogicalTableRouter:
+    key_regex = o["key.field.regex"].strip()
+    if key_regex and not o["key.field.replacement"].strip():
+        raise ValueError("key.field.replacement must be non-empty if key.field.regex is set.")
+    size = o["logical.table.cache.size"].strip()
+    if not size.isdigit() or int(size) < 1:
+        # the size of Debezium's per-topic caches; binlog-cdc's are unbounded (one entry per table), so the
+        # value changes nothing but must be valid
+        raise ValueError(f"logical.table.cache.size={size!r} must be a positive integer")
+    mode = o["schema.name.adjustment.mode"].strip().lower()
+    return ByLogicalTableRouter(
+        topic_regex=_regex("topic.regex", o["topic.regex"]), topic_replacement=java_replacement(o["topic.replacement"]),
+        key_enforce_uniqueness=_bool("key.enforce.uniqueness", o["key.enforce.uniqueness"]),
+        key_field_name=o["key.field.name"], key_field_regex=_regex("key.field.regex", key_regex) if key_regex else None,
+        key_field_replacement=java_replacement(o["key.field.replacement"]) if key_regex else None,
+        adjustment=SchemaNameAdjustmentMode(_choice("schema.name.adjustment.mode", mode,
+                                                    ("none", "avro", "avro_unicode"))))
+
+
+_BY_LOGICAL = Kind({"topic.regex": None, "topic.replacement": None, "key.enforce.uniqueness": "true",
+                    "key.field.regex": "", "key.field.name": "__dbz__physicalTableIdentifier",
+                    "key.field.replacement": "", "schema.name.adjustment.mode": "none",
+                    "logical.table.cache.size": "16"}, _logical_router)
+
+
+def _nonempty_list(name: str, text: str) -> list[str]:
+    items = _list(text)
+    if not items:
+        raise ValueError(f"{name} must list at least one name")
+    return items
+
+
+def _mask(key: bool) -> Kind:
+    # replacement: Kafka's default is null (mask with empty values); an empty string stands for it here
+    return Kind({"fields": None, "replacement": "", "replace.null.with.default": "true"},
+                lambda o, codec: MaskField(Side(key), _nonempty_list("fields", o["fields"]), o["replacement"] or None,
+                                           _bool("replace.null.with.default", o["replace.null.with.default"])))
+
+
+def _nonblank(name: str, text: str) -> str:
+    if not text.strip():
+        raise ValueError(f"{name} must not be empty")
+    return text
+
+
+def _set_metadata(key: bool) -> Kind:
+    def build(o: Options, codec: HeaderCodec) -> SetSchemaMetadata:
+        version = o["schema.version"].strip()
+        if version and not version.lstrip("-").isdigit():
+            raise ValueError(f"schema.version={version!r} must be an integer")
+        if not o["schema.name"] and not version:
+            raise ValueError("Neither schema name nor version configured")
+        return SetSchemaMetadata(Side(key), o["schema.name"] or None, int(version) if version else None,
+                                 _bool("replace.null.with.default", o["replace.null.with.default"]))
+
+    return Kind({"schema.name": "", "schema.version": "", "replace.null.with.default": "true"}, build)
+
+
+def _extract(key: bool) -> Kind:
+    def build(o: Options, codec: HeaderCodec) -> ExtractField:
+        if o["field.syntax.version"].strip().upper() != "V1":
+            raise ValueError(f"field.syntax.version={o['field.syntax.version']!r}: binlog-cdc implements V1 (a "
+                             "top-level field name); nested paths (V2) are not implemented, extract in two steps")
+        return ExtractField(Side(key), _nonblank("field", o["field"]), _bool("replace.null.with.default", o["replace.null.with.default"]))
+
+    return Kind({"field": None, "field.syntax.version": "V1", "replace.null.with.default": "true"}, build)
+
+
+def _header_from(key: bool) -> Kind:
+    def build(o: Options, codec: HeaderCodec) -> HeaderFrom:
+        operation = _choice("operation", o["operation"], ("move", "copy"))
+        return HeaderFrom(Side(key), _nonempty_list("fields", o["fields"]), _nonempty_list("headers", o["headers"]),
+                          operation == "move", codec, _bool("replace.null.with.default", o["replace.null.with.default"]))
+
+    return Kind({"fields": None, "headers": None, "operation": None, "replace.null.with.default": "true"}, build)
+
+
+def _schema_change_filter(o: Options, codec: HeaderCodec) -> SchemaChangeEventFilter:
+    types = [t.strip() for t in o["schema.change.event.exclude.list"].split(",")]
+    bad = [t for t in types if t not in SCHEMA_CHANGE_TYPES]
+    if bad:
+        raise ValueError(f"schema.change.event.exclude.list: {', '.join(map(repr, bad))} not one of "
+                         f"{', '.join(SCHEMA_CHANGE_TYPES)}")
+    return SchemaChangeEventFilter(frozenset(types))
+
+
+def _changed_state(o: Options, codec: HeaderCodec) -> ExtractChangedRecordState:
+    if codec.format is not HeaderFormat.JSON and (o["header.changed.name"] or o["header.unchanged.name"]):
+        raise ValueError("its list headers are written only with the JSON header converter "
+                         "(debezium.format.header=json, Debezium Server's default)")
+    return ExtractChangedRecordState(o["header.changed.name"] or None, o["header.unchanged.name"] or None, codec)
+
+
+def _cast(key: bool) -> Kind:
+    def build(o: Options, codec: HeaderCodec) -> Cast:
+        casts, whole = parse_spec(o["spec"])
+        return Cast(Side(key), casts, whole, _bool("replace.null.with.default", o["replace.null.with.default"]))
+
+    return Kind({"spec": None, "replace.null.with.default": "true"}, build)
+
+
+def _timestamp(key: bool) -> Kind:
+    def build(o: Options, codec: HeaderCodec) -> TimestampConverter:
+        target = o["target.type"].strip()
+        if target not in TARGETS:
+            raise ValueError(f"target.type={target!r} must be one of {', '.join(TARGETS)}")
+        precision = _choice("unix.precision", o["unix.precision"], ("seconds", "milliseconds", "microseconds",
+                                                                     "nanoseconds"))
+        if target == "string" and not o["format"]:
+            raise ValueError("TimestampConverter requires format option to be specified when using string timestamps")
+        return TimestampConverter(Side(key), o["field"] or None, target,
+                                  compile_format(o["format"]) if o["format"] else None, precision,
+                                  _bool("replace.null.with.default", o["replace.null.with.default"]))
+
+    return Kind({"field": "", "target.type": None, "format": "", "unix.precision": "milliseconds",
+                 "replace.null.with.default": "true"}, build)
+
+
+def _header_to_value(o: Options, codec: HeaderCodec) -> HeaderToValue:
+    if codec.format is not HeaderFormat.JSON:
+        raise ValueError("headers are read back only from the JSON header converter (debezium.format.header=json, "
+                         "Debezium Server's default)")
+    operation = _choice("operation", o["operation"], ("move", "copy"))
+    return HeaderToValue(_nonempty_list("headers", o["headers"]), _nonempty_list("fields", o["fields"]),
+                         operation == "move")
+
+
+def _partition_routing(o: Options, codec: HeaderCodec) -> PartitionRouting:
+    num = o["partition.topic.num"].strip()
+    if not num.isdigit() or int(num) < 1:
+        raise ValueError(f"partition.topic.num={num!r} must be a positive integer")
+    if o["partition.hash.function"].strip().lower() != "java":
+        raise ValueError(f"partition.hash.function={o['partition.hash.function']!r}: only java is implemented in "
+                         "binlog-cdc (Debezium takes an unknown name as java); set java")
+    return PartitionRouting(_nonempty_list("partition.payload.fields", o["partition.payload.fields"]), int(num))
+
+
 TRANSFORMS: dict[str, Kind] = {
+    "partitions.PartitionRouting": Kind({"partition.payload.fields": None, "partition.topic.num": None,
+                                         "partition.hash.function": "java"}, _partition_routing),
+    "HeaderToValue": Kind({"headers": None, "fields": None, "operation": None}, _header_to_value),
+    "TimestampConverter$Key": _timestamp(True),
+    "TimestampConverter$Value": _timestamp(False),
+    "Cast$Key": _cast(True),
+    "Cast$Value": _cast(False),
+    "SchemaChangeEventFilter": Kind({"schema.change.event.exclude.list": None}, _schema_change_filter),
+    "ExtractChangedRecordState": Kind({"header.changed.name": "", "header.unchanged.name": ""}, _changed_state),
+    "outbox.EventRouter": _OUTBOX,
+    "ByLogicalTableRouter": _BY_LOGICAL,
+    "MaskField$Key": _mask(True),
+    "MaskField$Value": _mask(False),
+    "SetSchemaMetadata$Key": _set_metadata(True),
+    "SetSchemaMetadata$Value": _set_metadata(False),
+    "ValueToKey": Kind({"fields": None, "replace.null.with.default": "true"},
+                       lambda o, codec: ValueToKey(_nonempty_list("fields", o["fields"]),
+                                                   _bool("replace.null.with.default", o["replace.null.with.default"]))),
+    "ExtractField$Key": _extract(True),
+    "ExtractField$Value": _extract(False),
+    "HoistField$Key": Kind({"field": None}, lambda o, codec: HoistField(Side(True), _nonblank("field", o["field"]))),
+    "HoistField$Value": Kind({"field": None}, lambda o, codec: HoistField(Side(False), _nonblank("field", o["field"]))),
+    "InsertHeader": Kind({"header": None, "value.literal": None},
+                         lambda o, codec: InsertHeader.build(_nonblank("header", o["header"]), o["value.literal"], codec)),
+    "DropHeaders": Kind({"headers": None},
+                        lambda o, codec: DropHeaders(frozenset(_nonempty_list("headers", o["headers"])))),
+    "Flatten$Key": Kind({"delimiter": "."}, lambda o, codec: Flatten(Side(True), o["delimiter"])),
+    "Flatten$Value": Kind({"delimiter": "."}, lambda o, codec: Flatten(Side(False), o["delimiter"])),
+    "HeaderFrom$Key": _header_from(True),
+    "HeaderFrom$Value": _header_from(False),
     "ExtractNewRecordState": _UNWRAP,
     "RegexRouter": Kind({"regex": None, "replacement": None}, _router),
     "Filter": Kind({}, lambda o, codec: Filter()),
@@ -136,14 +350,10 @@ _SCRIPT = ("runs Groovy/JavaScript through JSR 223, which a Python connector can
            "RecordIsTombstone), or filter/route downstream")
 
 REFUSED_TRANSFORMS: dict[str, str] = {
+    "TimestampRouter": ("routes by the record timestamp, which binlog-cdc does not model (its records carry "
+                        "none); use RegexRouter, or route downstream"),
     **{name: _KAFKA_LATER for name in (
-        "MaskField$Key", "MaskField$Value", "ValueToKey", "ExtractField$Key", "ExtractField$Value",
-        "Flatten$Key", "Flatten$Value", "Cast$Key", "Cast$Value", "TimestampConverter$Key",
-        "TimestampConverter$Value", "TimestampRouter", "SetSchemaMetadata$Key", "SetSchemaMetadata$Value",
-        "HoistField$Key", "HoistField$Value", "InsertHeader", "DropHeaders", "HeaderFrom$Key", "HeaderFrom$Value")},
-    **{name: _KAFKA_LATER for name in (
-        "ExtractChangedRecordState", "ByLogicalTableRouter", "outbox.EventRouter", "HeaderToValue",
-        "TimezoneConverter", "SchemaChangeEventFilter", "partitions.PartitionRouting", "ExtractSchemaToNewRecord",
+        "TimezoneConverter", "ExtractSchemaToNewRecord",
         "SwapGeometryCoordinates", "tracing.ActivateTracingSpan", "VectorToJsonConverter")},
     DBZ + "Filter": _SCRIPT,
     "ContentBasedRouter": _SCRIPT,

@@ -6,12 +6,12 @@ version, doc, parameters; required) with the fields changed, built once per inpu
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from connector.events.kinds import ConnectRecord
 from connector.serde.connect_schema import ConnectSchema, Field, Type
-from connector.transforms.structs import PerSchema, as_row, copy_basics, with_default_for_null
+from connector.transforms.structs import PerSchema, as_row, copy_basics, with_default_for_null, with_key, with_value
 
 __all__ = ["InsertField", "ReplaceField", "Side"]
 
@@ -40,9 +40,7 @@ class Side:
         return schema, value
 
     def put(self, record: ConnectRecord, schema: ConnectSchema | None, value: Any) -> ConnectRecord:
-        if self.key:
-            return replace(record, key_schema=schema, key=value)
-        return replace(record, value_schema=schema, value=value)
+        return with_key(record, schema, value) if self.key else with_value(record, schema, value)
 
 
 def _field_spec(spec: str) -> tuple[str, bool]:

@@ -8,13 +8,16 @@ Java regexes are compiled once as Python regexes (the configuration refuses one 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Protocol
 
 from connector.events.kinds import ConnectRecord
+from connector.transforms.structs import with_topic
 
 __all__ = ["Filter", "Guarded", "HasHeaderKey", "Predicate", "RecordIsTombstone", "RegexRouter",
-           "TopicNameMatches", "java_replacement"]
+           "SCHEMA_CHANGE_TYPES", "SchemaChangeEventFilter", "TopicNameMatches", "java_regex", "java_replacement"]
+
+SCHEMA_CHANGE_TYPES = ("CREATE", "ALTER", "DROP", "TRUNCATE", "DATABASE")
 
 
 class Predicate(Protocol):
@@ -23,6 +26,14 @@ class Predicate(Protocol):
 
 class _Transform(Protocol):
     def apply(self, record: ConnectRecord) -> ConnectRecord | None: ...
+
+
+_JAVA_NAMED_GROUP = re.compile(r"(?<!\\)\(\?<([A-Za-z][A-Za-z0-9]*)>")
+
+
+def java_regex(text: str) -> re.Pattern[str]:
+    """A Java regex compiled as a Python one: Java's named groups `(?<name>...)` become `(?P<name>...)`."""
+    return re.compile(_JAVA_NAMED_GROUP.sub(r"(?P<\1>", text))
 
 
 def java_replacement(text: str) -> str:
@@ -52,16 +63,22 @@ def java_replacement(text: str) -> str:
     return "".join(out)
 
 
-@dataclass(frozen=True)
 class RegexRouter:
-    regex: re.Pattern[str]
-    replacement: str  # already in Python syntax
+    """Topics are few and records many: each topic's outcome is worked out once (`Match.expand` parses the
+    replacement template on every call)."""
+
+    def __init__(self, regex: re.Pattern[str], replacement: str) -> None:
+        self.regex = regex
+        self.replacement = replacement  # already in Python syntax
+        self._topics: dict[str, str | None] = {}
 
     def apply(self, record: ConnectRecord) -> ConnectRecord | None:
-        match = self.regex.fullmatch(record.topic)
-        if match is None:
-            return record
-        return replace(record, topic=match.expand(self.replacement))
+        try:
+            topic = self._topics[record.topic]
+        except KeyError:
+            match = self.regex.fullmatch(record.topic)
+            topic = self._topics[record.topic] = None if match is None else match.expand(self.replacement)
+        return record if topic is None else with_topic(record, topic)
 
 
 @dataclass(frozen=True)
@@ -70,6 +87,35 @@ class Filter:
 
     def apply(self, record: ConnectRecord) -> ConnectRecord | None:
         return None
+
+
+@dataclass(frozen=True)
+class SchemaChangeEventFilter:
+    """Debezium's: drops schema-change records whose first table change has an excluded type (no table
+    change: DATABASE; no tableChanges at all: dropped)."""
+
+    excluded: frozenset[str]
+
+    def apply(self, record: ConnectRecord) -> ConnectRecord | None:
+        schema = record.value_schema
+        if record.value is None or schema is None or not schema.name or not schema.name.endswith(
+                (".SchemaChangeValue", ".SchemaChangeKey")):
+            return record
+        index = next((i for i, f in enumerate(schema.fields) if f.name == "tableChanges"), None)
+        changes = None if index is None else _field(schema, record.value, index)
+        if changes is None:
+            return None
+        if not changes:
+            kind = "DATABASE"
+        else:
+            item = schema.fields[index].schema.items  # type: ignore[index]
+            assert item is not None
+            kind = _field(item, changes[0], next(i for i, f in enumerate(item.fields) if f.name == "type"))
+        return None if kind in self.excluded else record
+
+
+def _field(schema, value, index: int):  # type: ignore[no-untyped-def]
+    return value.get(schema.fields[index].name) if isinstance(value, dict) else value[index]
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ Every schema it builds is built once per (input schema, operation) and reused.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Sequence
 
@@ -26,7 +26,7 @@ from connector.events.kinds import ConnectRecord
 from connector.serde.connect_schema import ConnectSchema, Field, Type
 from connector.transforms.headers import HeaderCodec, find_header
 from connector.transforms.structs import (PerSchema, as_row, copy_basics, field_index, optional_copy,
-                                          with_default_for_null)
+                                          with_default_for_null, with_key, with_topic, with_value)
 
 __all__ = ["DeleteHandling", "ExtractNewRecordState", "FieldReference"]
 
@@ -164,9 +164,9 @@ class ExtractNewRecordState:
             if self._mode is DeleteHandling.DROP:
                 return None
             if self._mode is DeleteHandling.DELETE_TO_TOMBSTONE:
-                out = replace(record, value_schema=None, value=None)
+                out = with_value(record, None, None)
             elif self._mode is DeleteHandling.TOMBSTONE:
-                out = replace(record, value_schema=plan.row_schema, value=None)
+                out = with_value(record, plan.row_schema, None)
             else:
                 out = self._rewritten_row(record, before, "true")
             out = self._routed(out, before, plan)
@@ -174,8 +174,7 @@ class ExtractNewRecordState:
             if out.value is not None:
                 out = self._add(out, envelope, op, plan)
             return out
-        out = self._rewritten_row(record, after, "false") if rewrite else replace(
-            record, value_schema=plan.row_schema, value=after)
+        out = self._rewritten_row(record, after, "false") if rewrite else with_value(record, plan.row_schema, after)
         out = self._routed(out, after, plan)
         out = self._add(out, envelope, op, plan)
         return self._drop_fields(out)
@@ -187,7 +186,7 @@ class ExtractNewRecordState:
         values = as_row(schema, row)
         if self._replace_null:
             values = with_default_for_null(schema, values)
-        return replace(record, value_schema=self._with_deleted(schema, flag), value=[*values, flag])
+        return with_value(record, self._with_deleted(schema, flag), [*values, flag])
 
     def _routed(self, record: ConnectRecord, row: Any, plan: _Plan) -> ConnectRecord:
         # before/after share the row schema; a blank or non-string value leaves the topic as it is
@@ -195,7 +194,7 @@ class ExtractNewRecordState:
             return record
         index = field_index(plan.row_schema, self._route)
         topic = as_row(plan.row_schema, row)[index] if index is not None else None
-        return replace(record, topic=topic) if isinstance(topic, str) and topic.strip() else record
+        return with_topic(record, topic) if isinstance(topic, str) and topic.strip() else record
 
     def _add(self, record: ConnectRecord, envelope: Sequence[Any], op: str, plan: _Plan) -> ConnectRecord:
         schema = record.value_schema
@@ -204,7 +203,7 @@ class ExtractNewRecordState:
         for _, parent, i, _ in plan.extras:
             host = envelope if parent is None else envelope[parent]
             row.append(None if host is None else as_row_at(host, i))
-        return replace(record, value_schema=self._with_extras(schema, op, plan), value=row)
+        return with_value(record, self._with_extras(schema, op, plan), row)
 
     def _headers(self, plan: _Plan | None, value: Any) -> list[tuple[str, bytes | None]]:
         if plan is None:  # a tombstone: only `op`, as "d" (ConnectHeaders.addString: a required string)
@@ -225,10 +224,10 @@ class ExtractNewRecordState:
             return record
         if self._drop_from_key and record.key is not None and record.key_schema is not None:
             schema, key = self._without(record.key_schema, record.key, names)
-            record = replace(record, key_schema=schema, key=key)
+            record = with_key(record, schema, key)
         if record.value_schema is not None and record.value is not None:
             schema, value = self._without(record.value_schema, record.value, names)
-            record = replace(record, value_schema=schema, value=value)
+            record = with_value(record, schema, value)
         return record
 
     def _without(self, schema: ConnectSchema, value: Any, names: list[str]) -> tuple[ConnectSchema, Any]:

@@ -132,6 +132,9 @@ class IncrementalContext:
                                                   entry.get(_CONDITION) or None, entry.get(_SURROGATE) or None))
         primary, maximum = offset.get(PRIMARY_KEY), offset.get(MAXIMUM_KEY)
         context.chunk_end = deserialize_keys(str(primary)) if primary else None
+        # Also the last key sent (Debezium resets it to null): until the next chunk is emitted, records stored
+        # and a chunk read again after DDL must still continue after it, not from the table's start.
+        context.last_sent = context.chunk_end
         context.maximum_key = deserialize_keys(str(maximum)) if maximum else None
         context.correlation_id = offset.get(CORRELATION_ID)
         return context

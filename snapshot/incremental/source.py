@@ -32,6 +32,8 @@ from connector.streaming.handler import EventSource
 from schema_history.model import Table, TableId
 from snapshot.chunks import DIALECT, ChunkReader, TableScan, key_after, table_expression
 from snapshot.incremental.context import Collection, IncrementalContext, java_key_type
+from snapshot.incremental.read_only import GtidWatermarks
+from snapshot.metrics import SnapshotMetrics
 
 __all__ = ["IncrementalSnapshot", "RowSink", "Tables"]
 
@@ -55,7 +57,9 @@ class RowSink(Protocol):
 class IncrementalSnapshot:
     def __init__(self, connect: Callable[[], pymysql.connections.Connection], signal_table: TableId,
                  tables: Tables, sink: RowSink, chunk_size: int, context: IncrementalContext | None = None,
-                 clock_ns: Callable[[], int] = time.time_ns, *, read_only: bool = False) -> None:
+                 clock_ns: Callable[[], int] = time.time_ns, *, read_only: bool = False,
+                 metrics: SnapshotMetrics | None = None,
+                 on_skip: Callable[[str | None, TableId, Exception], None] = lambda _id, _table, _exc: None) -> None:
         self._connect = connect
         self._conn: pymysql.connections.Connection | None = None
         self._signal_table = signal_table
@@ -63,12 +67,17 @@ class IncrementalSnapshot:
         self._sink = sink
         self._chunk_size = chunk_size
         self._clock_ns = clock_ns
-        self._read_only = read_only
+        # read.only=true: GTID watermarks (read_only.py); None: rows in the signal table (insert_insert)
+        self._gtid_marks: GtidWatermarks | None = GtidWatermarks() if read_only else None
+        # Told before a table is skipped; raising stops streaming instead (a resumed initial snapshot must not
+        # lose a table: snapshot/remainder.py).
+        self._on_skip = on_skip
         self._opened = ""
         self.context = context if context is not None else IncrementalContext()
         self._window: dict[tuple, tuple] = {}
         self._key_index: list[int] = []
         self.rows_scanned = 0
+        self._metrics = metrics if metrics is not None else SnapshotMetrics()
 
     # ------------------------------------------------------------ offsets
     def slot(self) -> IncrementalSnapshotSlot | None:
@@ -76,9 +85,6 @@ class IncrementalSnapshot:
 
     # ------------------------------------------------------------ signals
     def execute(self, action: ExecuteSnapshot) -> None:
-        if self._read_only:
-            raise SignalRejected(action.id, "read.only=true: an incremental snapshot needs to write watermarks to "
-                                            "the signal table, and read-only (GTID) watermarks are not implemented")
         context = self.context
         was_running = context.running
         known = [t.dotted() for t in self._tables.table_ids()]
@@ -96,6 +102,9 @@ class IncrementalSnapshot:
         log.info("signal '%s': incremental snapshot of %s", action.id, ", ".join(names))
         context.add(action.id, collections)
         if not was_running:
+            self._metrics.started()
+        self._metrics.tables([c.table for c in context.collections])
+        if not was_running:
             self.read_chunk()
 
     def open_window(self, signal_id: str) -> None:
@@ -105,9 +114,15 @@ class IncrementalSnapshot:
     def close_window(self, signal_id: str, source: EventSource, offset: SourceOffset) -> None:
         """The close watermark: emit the window's rows at `offset`, read the next chunk."""
         context = self.context
-        if not context.expects(signal_id):
+        if self._gtid_marks is not None or not context.expects(signal_id):
             return
         context.window_open = False
+        self._emit_window(source, offset)
+        self.read_chunk()
+
+    def _emit_window(self, source: EventSource, offset: SourceOffset) -> None:
+        """The window's rows, op=r, at the event that closed it."""
+        context = self.context
         current = context.current
         if current is not None and self._window:
             row_source = EventSource(
@@ -120,50 +135,111 @@ class IncrementalSnapshot:
                 at = offset.with_(snapshot=INCREMENTAL, parts=_with_slot(offset.parts, context.slot()))
                 self._sink.snapshot_row(current.table, row, _at_time(row_source, now_us), at)
             self._window.clear()
-        self.read_chunk()
+
+    # ------------------------------------------------------------ read-only (GTID) windows
+    def committed(self, source: EventSource, offset: SourceOffset) -> None:
+        """A transaction committed (or, idle, a heartbeat): read-only windows whose high watermark it reached go
+        out, and the next chunks are read (several when nothing happened meanwhile)."""
+        marks = self._gtid_marks
+        while marks is not None and marks.active and marks.reached_high_watermark(source.gtid):
+            self._emit_window(source, offset)
+            marks.close()
+            self.read_chunk()
+
+    def _gtid_window(self, source: EventSource, offset: SourceOffset) -> bool:
+        """Before a change of a captured table: whether its key may be in an open read-only window."""
+        marks = self._gtid_marks
+        assert marks is not None
+        if not marks.active:
+            return False
+        if marks.update_window_state(source.gtid):
+            self._emit_window(source, offset)
+            self.read_chunk()
+            return False
+        return marks.window_opened
 
     def stop(self, data_collections: Sequence[str]) -> None:
-        """stop-snapshot: drop the named tables (regular expressions; none: all) from the snapshot."""
+        """stop-snapshot: as Debezium, only asked for here; the tables (regular expressions; none: all) leave the
+        snapshot when the next chunk would be read, so a window already read still goes out at its close."""
         context = self.context
         if not context.running:
-            log.warning("stop-snapshot: no incremental snapshot is running")
+            log.warning("stop-snapshot: no incremental snapshot is running, stop ignored")
             return
-        patterns = list(data_collections) or [".*"]
+        context.stop_requested.extend(data_collections or [c.table.dotted() for c in context.collections])
+
+    def _process_stop(self) -> None:
+        """Debezium's checkAndProcessStopFlag: other tables are removed first, then the current one."""
+        context = self.context
+        requested, context.stop_requested = context.stop_requested, []
+        if not requested or not context.running:
+            return
+        known = [t.dotted() for t in self._tables.table_ids()]
+        names: list[str] = []
+        for pattern in requested:
+            for name in [t for t in known if re.fullmatch(pattern, t)] or [pattern]:
+                if name not in names:
+                    names.append(name)
         current = context.current
-        keep = [c for c in context.collections if not any(re.fullmatch(p, c.table.dotted()) for p in patterns)]
-        stopped = [c.table.dotted() for c in context.collections if c not in keep]
-        if current is not None and current not in keep:
+        stopped = []
+        for name in names:
+            if current is not None and current.table.dotted() == name:
+                continue
+            kept = deque(c for c in context.collections if c.table.dotted() != name or c is current)
+            if len(kept) == len(context.collections):
+                log.warning("stop-snapshot: '%s' is not part of the incremental snapshot", name)
+            else:
+                stopped.append(name)
+            context.collections = kept
+        if current is not None and current.table.dotted() in names:
             self._window.clear()
             context.window_open = False
-            context.next_collection()  # resets the current table's keys
-        context.collections = deque(c for c in context.collections if c in keep)
-        if not context.collections:
+            self._next_table(aborted=True)  # resets the current table's keys
+            stopped.append(current.table.dotted())
+        if not context.running:
             context.correlation_id = None
+            log.info("incremental snapshot stopped")
         log.info("stop-snapshot: removed %s from the incremental snapshot", ", ".join(stopped) or "nothing")
 
     def pause(self) -> None:
         if self.context.running and not self.context.paused:
             log.info("incremental snapshot paused")
             self.context.paused = True
+            self._metrics.paused_changed(True)
 
     def resume(self) -> None:
         if self.context.running and self.context.paused:
             log.info("incremental snapshot resumed")
             self.context.paused = False
+            self._metrics.paused_changed(False)
             self.read_chunk()
 
-    def process_change(self, table_id: TableId, images: Sequence[Sequence[Any] | None]) -> None:
+    def process_change(self, table_id: TableId, images: Sequence[Sequence[Any] | None], source: EventSource,
+                       offset: SourceOffset) -> None:
         """A binlog change: while the window is open, its keys leave the window (the binlog is newer)."""
         current = self.context.current
-        if not self._window or not self.context.window_open or current is None or current.table != table_id:
+        window_open = self._gtid_window(source, offset) if self._gtid_marks is not None else self.context.window_open
+        if not self._window or not window_open or current is None or current.table != table_id:
             return
         for image in images:
             if image is not None:
                 self._window.pop(tuple(image[i] for i in self._key_index), None)
 
+    def schema_changed(self, database: str) -> None:
+        """DDL in the current table's database while a chunk waits for its close watermark: its rows may have been
+        read with the other schema, and its keys located with it; read the chunk again (Debezium's rereadChunk)."""
+        current = self.context.current
+        if current is None or current.table.database != database or not (self._window or self.context.window_open):
+            return
+        log.info("incremental snapshot: schema change in %s while a chunk of %s was open; reading it again",
+                 database, current.table.dotted())
+        self._window.clear()
+        self.context.revert_chunk()
+        self.read_chunk()
+
     # ------------------------------------------------------------ chunks
     def read_chunk(self) -> None:
         context = self.context
+        self._process_stop()
         if not context.running or context.paused:
             return
         try:
@@ -177,18 +253,32 @@ class IncrementalSnapshot:
                     if self._read_table_chunk(conn, collection):
                         break
                 except (SignalRejected, FilterRejected, TypeError, pymysql.err.MySQLError) as exc:
+                    self._on_skip(context.correlation_id, collection.table, exc)
                     log.warning("incremental snapshot (signal '%s') skips table %s: %s", context.correlation_id,
                                 collection.table.dotted(), exc)
                     if isinstance(exc, pymysql.err.OperationalError):
                         self._close()
-                context.next_collection()
+                self._next_table()
             self._watermark(conn, "close", "snapshot-window-close")
         except pymysql.err.MySQLError as exc:
+            if context.current is not None:
+                self._on_skip(context.correlation_id, context.current.table, exc)
             log.warning("incremental snapshot (signal '%s'): %s; skipping the table and continuing streaming",
                         context.correlation_id, exc)
             self._close()
             if context.running:
-                context.next_collection()
+                self._next_table()
+
+    def _next_table(self, aborted: bool = False) -> None:
+        """The current table is done (or skipped, or stopped): on to the next, and the snapshot metrics."""
+        context = self.context
+        current = context.current
+        if current is not None:
+            self._metrics.table_completed(current.table, self.rows_scanned)
+        self.rows_scanned = 0
+        context.next_collection()
+        if not context.running:
+            self._metrics.finished(aborted=aborted)
 
     def _read_table_chunk(self, conn: pymysql.connections.Connection, collection: Collection) -> bool:
         """Fill the window with the next chunk of `collection`; False when the table is done (or empty)."""
@@ -219,16 +309,16 @@ class IncrementalSnapshot:
         try:
             reader.open()
             for batch in reader.chunk():
-                for row in batch:
-                    self._window[tuple(row[i] for i in self._key_index)] = tuple(row)
+                for row in batch:  # keyed by the result's own columns (the schema may lag behind the table)
+                    self._window[tuple(row[i] for i in reader.key_index)] = tuple(row)
         finally:
             reader.close()
         conn.commit()
         if not self._window:
             log.info("incremental snapshot of %s done (%d rows)", collection.table.dotted(), self.rows_scanned)
-            self.rows_scanned = 0
             return False
         self.rows_scanned += len(self._window)
+        self._metrics.rows(collection.table, self.rows_scanned)
         context.chunk_end = reader.last_key
         return True
 
@@ -245,7 +335,11 @@ class IncrementalSnapshot:
         return tuple(row) if row else None
 
     def _watermark(self, conn: pymysql.connections.Connection, suffix: str, kind: str) -> None:
-        """An open/close row in the signal table, committed at once (insert_insert)."""
+        """An open/close row in the signal table, committed at once (insert_insert); read-only: the executed
+        GTID set."""
+        if self._gtid_marks is not None:
+            (self._gtid_marks.read_low if suffix == "open" else self._gtid_marks.read_high)(conn)
+            return
         row = exp.Tuple(expressions=[exp.Literal.string(f"{self.context.chunk_id}-{suffix}"), exp.Literal.string(kind),
                                      exp.Literal.string(self._window_data(suffix))])
         insert = exp.Insert(this=table_expression(self._signal_table), expression=exp.Values(expressions=[row]))
@@ -255,7 +349,13 @@ class IncrementalSnapshot:
 
     def _window_data(self, suffix: str) -> str:
         """Debezium's SignalMetadata text (`"k": "v", ...`): the open time, and the close time when closing."""
-        now = _instant(self._clock_ns())
+        ns = self._clock_ns()
+        # The text's length moves every later binlog position. Debezium's JVM clock has nanoseconds, so its text
+        # has 9 fraction digits except when they end in 000 (1 time in 1000, shortened as Instant.toString does):
+        # always 9 here, so that positions match a recorded run rather than flip 3 bytes now and then.
+        if ns % 1000 == 0:
+            ns += 1
+        now = _instant(ns)
         if suffix == "open":
             self._opened = now
             return f'{{"openWindowTimestamp": "{now}"}}'

@@ -83,10 +83,10 @@ def read_jsonl(path: Path) -> list[dict]:
         return [json.loads(line) for line in f if line.strip()]
 
 
-def by_topic(events: list[dict]) -> dict[str, list[dict]]:
+def by_topic(events: list[dict], partitions: bool = False) -> dict[str, list[dict]]:
     out: dict[str, list[dict]] = {}
     for e in events:
-        out.setdefault(e["topic"], []).append(e)
+        out.setdefault(f"{e['topic']}[{e.get('kafkaPartition') or 0}]" if partitions else e["topic"], []).append(e)
     return out
 
 
@@ -111,11 +111,13 @@ def relabel_threads(events: list[dict]) -> list[dict]:
     return events
 
 
-def compare_events(golden: list[dict], actual: list[dict], limit: int, exact_threads: bool = False) -> list[Mismatch]:
+def compare_events(golden: list[dict], actual: list[dict], limit: int, exact_threads: bool = False,
+                   partitions: bool = False) -> list[Mismatch]:
+    """Per topic (per topic partition with `partitions`: a golden whose transforms pick partitions), in order."""
     g_norm, a_norm = normalize_events(golden), normalize_events(actual)
     if not exact_threads:
         g_norm, a_norm = relabel_threads(g_norm), relabel_threads(a_norm)
-    g_topics, a_topics = by_topic(g_norm), by_topic(a_norm)
+    g_topics, a_topics = by_topic(g_norm, partitions), by_topic(a_norm, partitions)
     out: list[Mismatch] = []
     for topic in sorted(set(g_topics) | set(a_topics)):
         g, a = g_topics.get(topic, []), a_topics.get(topic, [])
@@ -137,7 +139,7 @@ def compare_documents(what: str, golden: Any, actual: Any) -> list[Mismatch]:
 
 
 def compare_dirs(golden_dir: str | Path, actual_dir: str | Path, limit: int = 5,
-                 skip: tuple[str, ...] = (), exact_threads: bool = False) -> list[Mismatch]:
+                 skip: tuple[str, ...] = (), exact_threads: bool = False, partitions: bool = False) -> list[Mismatch]:
     """All mismatches (at most `limit` per topic) between two output directories."""
     g, a = Path(golden_dir), Path(actual_dir)
     out: list[Mismatch] = []
@@ -148,7 +150,7 @@ def compare_dirs(golden_dir: str | Path, actual_dir: str | Path, limit: int = 5,
             out.append(Mismatch(name, "(file)", "present", MISSING))
             continue
         if section == "events":
-            out += compare_events(read_jsonl(g / name), read_jsonl(a / name), limit, exact_threads)
+            out += compare_events(read_jsonl(g / name), read_jsonl(a / name), limit, exact_threads, partitions)
         elif section == "offsets":
             out += compare_documents(name, normalize_offsets(json.loads((g / name).read_text(encoding="utf-8"))),
                                      normalize_offsets(json.loads((a / name).read_text(encoding="utf-8"))))

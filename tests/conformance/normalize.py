@@ -2,7 +2,8 @@
 
 Same rules as the reference harness's normalize_events.py (written anew here):
 * `ts_ms` / `ts_us` / `ts_ns` of the envelope, of `source`, of transaction records and of
-  schema-change records -> "<ts>";
+  schema-change records -> "<ts>"; also `source.ts_ms` / `source_ts_ms` (and _us/_ns) at the top level of
+  a value, where a Flatten transform (delimiter `.` or `_`) puts the source's;
 * `ts_sec` of a record's source offset, of offsets.json and of a history `position` -> "<ts>";
 * the `__debezium.context.runId` header (a per-run UUID) -> "<runId>";
 * incremental-snapshot watermarks written to the signal table: the random chunk id of their `id`
@@ -20,6 +21,7 @@ import re
 from typing import Any
 
 TS_KEYS = ("ts_ms", "ts_us", "ts_ns")
+FLAT_SOURCE_TS_KEYS = tuple(f"source{d}{k}" for d in "._" for k in TS_KEYS)
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 _GTID_SOURCE = re.compile(rf"(?<![0-9a-fA-F-])({_UUID})(?=:)")
 
@@ -109,11 +111,19 @@ def mask_watermarks(event: dict) -> dict:
     return event
 
 
+def mask_flat_source_ts(event: dict) -> dict:
+    """Mask, in place, a flattened source timestamp at the top of the value (a rule the reference normalizer
+    lacks: Flatten$Value on a change event lifts `source.ts_ms` to `source_ts_ms`)."""
+    _mask_ts(_payload(event.get("value")), FLAT_SOURCE_TS_KEYS)
+    return event
+
+
 def normalize_event(event: dict, masker: UuidMasker) -> dict:
     """A masked copy of one events.jsonl line (the masker learns across a whole file)."""
     e = copy.deepcopy(event)
     p = _payload(e.get("value"))
     _mask_ts(p)
+    mask_flat_source_ts(e)
     if isinstance(p, dict):
         _mask_ts(p.get("source"))
     for h in e.get("headers") or []:

@@ -44,13 +44,15 @@ def write_avro_schemas(path: Path, registry: Any) -> None:
                                ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def event_lines(records: list[KafkaRecord], avro: bool = False) -> list[dict[str, Any]]:
+def event_lines(records: list[KafkaRecord], avro: bool = False, partitions: bool = False) -> list[dict[str, Any]]:
+    """`partitions`: kafkaPartition is the partition each record was read from (a golden whose transforms pick
+    partitions compares them); otherwise null, as the producer's own choice is not Debezium's to make."""
     per_partition = [list(g) for _, g in groupby(sorted(records, key=lambda r: (r.topic, r.partition, r.offset)),
                                                  key=lambda r: (r.topic, r.partition))]
     merged = heapq.merge(*per_partition, key=lambda r: (r.timestamp_ms, r.topic, r.partition))
     lines = []
     for seq, r in enumerate(merged, start=1):
-        lines.append({"seq": seq, "topic": r.topic, "kafkaPartition": None,
+        lines.append({"seq": seq, "topic": r.topic, "kafkaPartition": r.partition if partitions else None,
                       "key": avro_line(r.key) if avro else parse_json_bytes(r.key),
                       "value": avro_line(r.value) if avro else parse_json_bytes(r.value),
                       "headers": [{"key": k, "value": parse_json_bytes(v)} for k, v in r.headers]})

@@ -80,6 +80,13 @@ class RunOptions:
     scratch: Path | None = None  # server directories; a fresh temp dir (removed afterwards) if None
     format: str = "json"  # avro: AvroConverter key/value through a test schema registry (harness --format avro)
     stream: bool = True  # False: the snapshot mode does not stream; the connector exits by itself after the snapshot
+    # more topics to create up front with one partition: ones a transform routes to (Tansu would auto-create
+    # them with 4 partitions, and a topic's records would then be read back in per-partition order)
+    topics: tuple[str, ...] = ()
+    # topics that need more partitions (a transform picks them: PartitionRouting), and whether events.jsonl
+    # then records the partition each record was read from
+    topic_partitions: tuple[tuple[str, int], ...] = ()
+    record_partitions: bool = False
 
 
 @dataclass(frozen=True)
@@ -169,7 +176,8 @@ def _collect(opts: RunOptions, broker: TansuBroker, config: Path, info: dict[str
     topics = broker.topics()
     internal = {OFFSETS_TOPIC, HISTORY_TOPIC}
     records = consume_all(broker.bootstrap_servers, topics)
-    lines = event_lines([r for r in records if r.topic not in internal], avro=registry is not None)
+    lines = event_lines([r for r in records if r.topic not in internal], avro=registry is not None,
+                        partitions=opts.record_partitions)
     if registry is not None:
         write_avro_schemas(out / "avro_schemas.json", registry)
     write_jsonl(out / "events.jsonl", lines)
@@ -233,6 +241,10 @@ def run_workload(opts: RunOptions) -> RunResult:
         if isinstance(db, MySQLServer):
             info["gtid_executed_after_setup"] = db.gtid_executed()
         topics += [t for t in streamed_topics(workload.sections, cfg.topic_prefix) if t not in topics]
+        topics += [t for t in opts.topics if t not in topics]
+        wide = dict(opts.topic_partitions)
+        for count in sorted(set(wide.values())):
+            broker.create_topics([t for t, n in wide.items() if n == count], partitions=count)
         broker.create_topics(topics
                              + ([OFFSETS_TOPIC] if opts.offsets == "kafka" else [])
                              + ([HISTORY_TOPIC] if opts.history == "kafka" else []))
@@ -309,12 +321,15 @@ def parse_args(argv: list[str] | None) -> RunOptions:
     ap.add_argument("--format", choices=("json", "avro"), default="json",
                     help="avro: Avro keys/values through a test schema registry; events.jsonl then holds "
                          "{schema_id, avro_base64} as the harness's, plus avro_schemas.json")
+    ap.add_argument("--topic", action="append", default=[],
+                    help="also create this topic up front, single-partition (a transform's target; repeatable)")
     ap.add_argument("--no-stream", action="store_true",
                     help="the snapshot mode does not stream: wait for the connector to exit after the snapshot")
     a = ap.parse_args(argv)
     cmd = tuple(shlex.split(a.connector_cmd)) if a.connector_cmd else default_connector_cmd()
     return RunOptions(a.workload, a.out_dir, a.server, tuple(a.prop), a.port, a.offsets, a.history, a.quiet_ms,
-                      a.timeout, cmd, a.scratch, a.format, stream=not a.no_stream)
+                      a.timeout, cmd, a.scratch, a.format, stream=not a.no_stream,
+                      topics=tuple(a.topic))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -93,3 +93,27 @@ def test_exactly_once_allows_only_replays_of_unfinished_transactions() -> None:
     repeated = Report()  # B re-sent a record A had committed
     check_exactly_once(recs + [rec(6, "B", 1, "c", 1, 22)], [view], repeated)
     assert [v.split(":")[0] for v in repeated.violations] == ["exactly-once broken"]
+
+
+def test_a_later_run_may_read_a_row_again_where_its_chunk_falls_but_one_run_not_twice() -> None:
+    # run A read key 2 and changed key 1; B replays the change, then its remainder chunk reads key 2 again
+    reread = stream(("A", 2, "r", 2), ("A", 1, "u", 3), ("B", 1, "u", 3), ("B", 2, "r", 4))
+    report = Report()
+    check_replays(reread, report)
+    assert (report.violations, report.rereads, report.replay_windows) == ([], 1, 1)
+    twice = Report()
+    check_replays(stream(("A", 2, "r", 2), ("A", 1, "u", 3), ("A", 2, "r", 4)), twice)
+    assert len(twice.violations) == 1 and "duplicate outside a replay window" in twice.violations[0]
+
+
+def test_an_unfinished_snapshot_read_may_be_superseded_by_a_later_change_of_its_key() -> None:
+    # A's open transaction held a chunk read of key 2; B's chunk left key 2 out because it changed: B's update
+    recs = [rec(0, "A", 1, "c", 1, 1), rec(1, "A", 2, "r", 2, 2), rec(2, "B", 2, "u", 4, 20)]
+    view = KillView(10, {(T, 0): 1})
+    superseded = Report()
+    check_exactly_once(recs, [view], superseded)
+    assert superseded.violations == [] and superseded.unfinished == 1
+    lost = Report()  # nothing from a later run stands for it
+    check_exactly_once(recs[:2] + [rec(2, "B", 1, "u", 3, 20)], [view], lost)
+    assert [v.split(":")[0] for v in lost.violations] == [
+        "a committed offset covers a record of an unfinished transaction"]

@@ -1,6 +1,9 @@
 """kill -9 in the middle of an initial snapshot, change data while the connector is down, restart:
 the snapshot resumes at the table and key where the acknowledged records end (it does not read the
-finished table again), and replaying everything in Kafka gives exactly the final tables."""
+finished table again) as an incremental snapshot beside streaming from the interrupted snapshot's position
+(snapshot/remainder.py): the changes made while it was down are streamed (deletes included), replaying
+everything in Kafka gives exactly the final tables, and the schema history holds one CREATE per table.
+Without a signal table the restart takes the snapshot again from the start, as Debezium, and says so."""
 from __future__ import annotations
 
 import json
@@ -20,9 +23,13 @@ from tests.support.kafka_dump import consume_all
 pytestmark = pytest.mark.timeout(300)
 
 SIZES = {"a": 30000, "b": 60000, "c": 50}
+SIGNAL = "dbz_signal"
 
 
 def _load(server, database: str) -> None:
+    server.run_sql(f"CREATE TABLE {SIGNAL} (id VARCHAR(42) PRIMARY KEY, type VARCHAR(32) NOT NULL, "
+                   f"data VARCHAR(2048)); " + "".join(f"GRANT INSERT ON `{database}`.{SIGNAL} TO '{server.user}'@'{h}';"
+                                                    for h in ("127.0.0.1", "localhost")), database=database)
     for name, rows in SIZES.items():
         server.run_sql(f"CREATE TABLE {name} (id INT PRIMARY KEY, v INT NOT NULL, pad VARCHAR(40) NOT NULL)",
                        database=database)
@@ -56,7 +63,8 @@ def test_kill_9_mid_snapshot_resumes_at_table_and_key(server_name, request, brok
     topics = {name: f"{prefix}.{database}.{name}" for name in SIZES}
     broker.create_topics([*topics.values(), prefix])
     config = _config(tmp_path / "application.properties", server, broker, database, prefix, server.user,
-                     server.password)
+                     server.password, signal_data_collection=f"{database}.{SIGNAL}",
+                     table_exclude_list=f"{database}.{SIGNAL}")
     cmd = list(default_connector_cmd())
     log_file = tmp_path / "connector.log"
 
@@ -85,8 +93,9 @@ def test_kill_9_mid_snapshot_resumes_at_table_and_key(server_name, request, brok
     proc.wait_caught_up(server.binlog_position(), quiet_ms=1000, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
     log = log_file.read_text()
-    assert "Resuming the interrupted snapshot at table" in log, log[-3000:]
+    assert "Resuming the interrupted snapshot as an incremental snapshot" in log, log[-3000:]
     assert "starting it again" not in log
+    assert "incremental snapshot of " + f"{database}.c done" in log, log[-3000:]
 
     records = consume_all(broker.bootstrap_servers, {t: 1 for t in topics.values()})
     for name, topic in topics.items():

@@ -109,8 +109,10 @@ def test_context_offset_keys_round_trip_as_debezium_stores_them():
         '"incremental_snapshot_collections_additional_condition":null,'
         '"incremental_snapshot_collections_surrogate_key":null}]')
     loaded = IncrementalContext.load(values)
-    # As Debezium's init: the last key sent is where the next chunk starts.
-    assert loaded.chunk_end == (2,) and loaded.maximum_key == (6,) and loaded.last_sent is None
+    # As Debezium's init: the last key sent is where the next chunk starts. Unlike Debezium (null) it stays the last
+    # key sent until the next chunk is emitted, so a second kill before then does not restart the table.
+    assert loaded.chunk_end == (2,) and loaded.maximum_key == (6,) and loaded.last_sent == (2,)
+    assert dict(loaded.slot().values)["incremental_snapshot_primary_key"] == values["incremental_snapshot_primary_key"]
     assert loaded.correlation_id == "sig-1" and loaded.current == Collection(TableId("inventory", "customers"))
     context.next_collection()
     assert context.slot() is None and context.correlation_id is None

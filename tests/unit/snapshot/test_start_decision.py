@@ -13,8 +13,9 @@ DONE = StartInputs(stored=True)
 NO_HISTORY = StartInputs(stored=True, history_exists=False)
 PURGED = StartInputs(stored=True, purged="binlog file mysql-bin.000001 was purged")
 STOPPED = StartInputs(stored=True, in_progress=True)
-RESUMABLE = StartInputs(stored=True, in_progress=True, resumable=True)
-RESUMABLE_PURGED = StartInputs(stored=True, in_progress=True, resumable=True, purged="gone")
+RESUMABLE = StartInputs(stored=True, in_progress=True, resumable=True, watermarks=True)
+NO_WATERMARKS = StartInputs(stored=True, in_progress=True, resumable=True, watermarks=False)
+RESUMABLE_PURGED = StartInputs(stored=True, in_progress=True, resumable=True, watermarks=True, purged="gone")
 RECOVER_FLAGS = ConfigurationBasedSettings(snapshot_on_schema_error=True)
 RESNAPSHOT_FLAGS = ConfigurationBasedSettings(snapshot_on_data_error=True, snapshot_data=True, snapshot_schema=True)
 
@@ -25,6 +26,10 @@ TABLE = [
     (M.INITIAL, None, PURGED, A.REFUSE, False, "was purged"),
     (M.INITIAL, None, STOPPED, A.SNAPSHOT, True, ""),
     (M.INITIAL, None, RESUMABLE, A.RESUME_SNAPSHOT, False, ""),
+    # no signal table to write watermarks to: start over as Debezium, saying what it costs and what to set
+    (M.INITIAL, None, NO_WATERMARKS, A.SNAPSHOT, True, "set signal.data.collection"),
+    (M.WHEN_NEEDED, None, RESUMABLE, A.RESUME_SNAPSHOT, False, ""),
+    (M.INITIAL_ONLY, None, RESUMABLE, A.SNAPSHOT, True, ""),  # the remainder is read by streaming: none here
     (M.INITIAL, None, RESUMABLE_PURGED, A.SNAPSHOT, True, ""),
     (M.INITIAL_ONLY, None, NONE, A.SNAPSHOT, True, ""),
     (M.INITIAL_ONLY, None, DONE, A.STREAM, False, ""),
@@ -32,6 +37,8 @@ TABLE = [
     (M.NO_DATA, None, DONE, A.STREAM, False, ""),
     (M.NO_DATA, None, STOPPED, A.SNAPSHOT, False, ""),
     (M.NO_DATA, None, RESUMABLE, A.SNAPSHOT, False, ""),  # nothing to resume: no data is read
+    (M.NO_DATA, None, NO_WATERMARKS, A.SNAPSHOT, False, ""),
+    (M.NEVER, None, RESUMABLE, A.REFUSE, False, "stopped during a snapshot"),
     (M.NEVER, None, NONE, A.STREAM_FROM_OLDEST, False, "oldest binlog"),
     (M.NEVER, None, DONE, A.STREAM, False, ""),
     (M.NEVER, None, STOPPED, A.REFUSE, False, "stopped during a snapshot"),

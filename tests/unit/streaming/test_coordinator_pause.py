@@ -15,7 +15,6 @@ from connector.streaming.loop import EventReader, StreamingLoop
 from connector.streaming.pause import PauseGate
 from schema_history.stores.memory import MemoryHistoryStore
 from snapshot.modes import policy_for
-from snapshot.resume import ResumePoint
 from tests.unit.streaming.scripted import Binlog, Pipeline, heartbeats, settings
 
 CREATE = "CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(20))"
@@ -72,8 +71,7 @@ class ScriptedServer:
         return self.binlog.events[0].file
 
     # SnapshotSource: an empty database; the snapshot's position is the binlog's start
-    def snapshot(self, *, with_data: bool = True, recovery_offset: SourceOffset | None = None,
-                 resume: ResumePoint | None = None, resume_offset: SourceOffset | None = None) -> SourceOffset:
+    def snapshot(self, *, with_data: bool = True, recovery_offset: SourceOffset | None = None) -> SourceOffset:
         self.snapshots.append(with_data)
         return SourceOffset(self.binlog.events[0].file, self.binlog.events[0].start)
 

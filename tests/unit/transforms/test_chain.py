@@ -149,3 +149,16 @@ def test_replace_field_renames_key_fields() -> None:
 @pytest.mark.parametrize("java, python", [("$1.x", r"\g<1>.x"), ("${a}-$12", r"\g<a>-\g<12>"), (r"\$1", "$1")])
 def test_java_replacements(java: str, python: str) -> None:
     assert java_replacement(java) == python
+
+
+def test_a_record_a_transform_refuses_stops_with_position_table_and_fix() -> None:
+    from connector.errors import TransformError
+
+    enc = encoder(transforms="c", **{"transforms.c.type": "org.apache.kafka.connect.transforms.Cast$Value",
+                                     "transforms.c.spec": "op:int32"})
+    create = fresh_records()[0]
+    with pytest.raises(TransformError) as info:
+        enc.encode(create)
+    text = str(info.value)
+    assert "For input string: 'c'" in text and "at mysql-bin.000003:1234 table inventory.customers" in text
+    assert "Fix: change the transforms" in text and "\n" not in text

@@ -62,11 +62,27 @@ def test_a_refused_property_at_its_debezium_default_asks_for_nothing() -> None:
                                                       "set tasks.max=1"]
 
 
-@pytest.mark.parametrize("name", ["converters", "post.processors", "notification.enabled.channels",
-                                  "signal.kafka.topic", "signal.file"])
+@pytest.mark.parametrize("name", ["post.processors", "notification.enabled.channels"])
 def test_issue_16_families_stop_the_start_by_name(name: str) -> None:
     problems = settings_problems({f"debezium.source.{name}": "x"})
     assert len(problems) == 1 and problems[0].startswith(f"{name}=x: ")
+
+
+@pytest.mark.parametrize("extra, expected", [
+    ({"converters": "x"}, "x.type='': required (converters lists x)"),
+    ({"converters": "x", "x.type": "com.acme.MyConverter"},
+     "x.type='com.acme.MyConverter': only Debezium's TinyIntOneToBooleanConverter, JdbcSinkDataTypesConverter and "
+     "ZeroDateFallbackConverter"),
+    ({"converters": "z", "z.type": "io.debezium.connector.binlog.converters.ZeroDateFallbackConverter",
+      "z.fallback.datetime": "1970-01-01T00:00"}, "z.fallback.datetime='1970-01-01T00:00': binlog-cdc takes"),
+    ({"converters": "j", "j.type": "io.debezium.connector.binlog.converters.JdbcSinkDataTypesConverter",
+      "j.selector": "x"}, "j.selector: not an option of JdbcSinkDataTypesConverter"),
+    ({"converters": "b", "b.type": "io.debezium.connector.binlog.converters.TinyIntOneToBooleanConverter",
+      "b.lenght.checker": "false"}, "b.lenght.checker: not an option of TinyIntOneToBooleanConverter"),
+])
+def test_unimplemented_custom_converters_and_options_stop_the_start_by_name(extra, expected) -> None:
+    problems = settings_problems({f"debezium.source.{k}": v for k, v in extra.items()})
+    assert len(problems) == 1 and problems[0].startswith(expected), problems
 
 
 def test_every_refusal_says_what_to_do() -> None:
@@ -87,9 +103,36 @@ def chain(**props: str) -> dict[str, str]:
     return {f"debezium.{k.replace('__', '.')}": v for k, v in props.items()}
 
 
+OUTBOX = "io.debezium.transforms.outbox.EventRouter"
+
+
 @pytest.mark.parametrize("extra, expected", [
-    ({"debezium.transforms": "u", "debezium.transforms.u.type": "io.debezium.transforms.outbox.EventRouter"},
-     "transforms.u.type=io.debezium.transforms.outbox.EventRouter: not implemented in binlog-cdc yet"),
+    ({"debezium.transforms": "u", "debezium.transforms.u.type": "io.debezium.transforms.TimezoneConverter"},
+     "transforms.u.type=io.debezium.transforms.TimezoneConverter: not implemented in binlog-cdc yet"),
+    ({"debezium.transforms": "o", "debezium.transforms.o.type": OUTBOX,
+      "debezium.transforms.o.table.fields.additional.placement": "type:nowhere"},
+     "transforms.o.table.fields.additional.placement: 'type:nowhere' has placement 'nowhere'; use header, envelope"),
+    ({"debezium.transforms": "o", "debezium.transforms.o.type": OUTBOX,
+      "debezium.transforms.o.table.json.payload.null.behavior": "keep"},
+     "transforms.o.table.json.payload.null.behavior='keep' must be one of ignore, optional_bytes"),
+    ({"debezium.transforms": "t", "debezium.transforms.t.type": "org.apache.kafka.connect.transforms.TimestampRouter"},
+     "transforms.t.type=org.apache.kafka.connect.transforms.TimestampRouter: routes by the record timestamp"),
+    ({"debezium.transforms": "x", "debezium.transforms.x.type": "org.apache.kafka.connect.transforms.ExtractField$Key",
+      "debezium.transforms.x.field": "a.b", "debezium.transforms.x.field.syntax.version": "V2"},
+     "transforms.x.field.syntax.version='V2': binlog-cdc implements V1"),
+    ({"debezium.transforms": "h", "debezium.transforms.h.type": "org.apache.kafka.connect.transforms.InsertHeader",
+      "debezium.transforms.h.header": "h", "debezium.transforms.h.value.literal": "2024-01-01"},
+     "transforms.h.value.literal='2024-01-01': binlog-cdc takes true/false, an integer, or a word"),
+    ({"debezium.transforms": "h", "debezium.transforms.h.type": "org.apache.kafka.connect.transforms.HeaderFrom$Value",
+      "debezium.transforms.h.fields": "a,b", "debezium.transforms.h.headers": "a", "debezium.transforms.h.operation": "copy"},
+     "transforms.h.'fields' config must have the same number of elements as 'headers' config."),
+    ({"debezium.transforms": "r", "debezium.transforms.r.type": "io.debezium.transforms.ByLogicalTableRouter",
+      "debezium.transforms.r.topic.regex": "(.*)", "debezium.transforms.r.topic.replacement": "x",
+      "debezium.transforms.r.key.field.regex": "(.*)"},
+     "transforms.r.key.field.replacement must be non-empty if key.field.regex is set."),
+    ({"debezium.transforms": "o", "debezium.transforms.o.type": OUTBOX,
+      "debezium.transforms.o.tracing.span.context.field": "tracingspancontext"},
+     "transforms.o.tracing.span.context.field: not an option of outbox.EventRouter"),
     ({"debezium.transforms": "u", "debezium.transforms.u.type": "io.debezium.transforms.Filter"},
      "transforms.u.type=io.debezium.transforms.Filter: runs Groovy/JavaScript"),
     ({"debezium.transforms": "u", "debezium.transforms.u.type": "com.acme.Mine"},

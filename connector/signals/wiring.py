@@ -1,0 +1,108 @@
+"""Builds what signals need around the dispatcher when streaming starts: the channels, the incremental snapshot
+(snapshot/incremental/) and the blocking snapshot (snapshot/blocking.py), behind a `SignalingEmitter`."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Callable
+
+import pymysql
+
+from connector.binlog import connection as dbconn
+from connector.binlog.gtid import GtidSet
+from connector.binlog.reader import ConnectionParams
+from connector.config.settings import Settings
+from connector.converters.snapshot_conv import pymysql_conversions
+from connector.dispatch.dispatcher import Dispatcher
+from connector.offsets.parts import IncrementalSnapshotSlot
+from connector.signals.channels import FileChannel, KafkaChannel, SignalChannel, SignalPoller, SignalQueue
+from connector.signals.processor import NoIncrementalSnapshots, SignalingEmitter, SnapshotActions
+from connector.streaming.handler import ChangeEmitter, StreamingState
+from connector.streaming.pause import StopSignal
+from schema_history.model import TableId
+from snapshot.blocking import BlockingEmitter, BlockingSnapshot
+from snapshot.incremental.context import IncrementalContext
+from snapshot.incremental.source import IncrementalSnapshot
+from snapshot.metrics import SnapshotMetrics
+from snapshot.plan import SnapshotQueries
+from snapshot.remainder import refuse_skip
+from snapshot.scan import DEFAULT_FETCH_SIZE
+
+__all__ = ["external_channels", "signal_emitter"]
+
+log = logging.getLogger(__name__)
+
+
+def external_channels(settings: Settings) -> list[SignalChannel]:
+    """The kafka and file channels `signal.enabled.channels` asks for."""
+    sig = settings.signals
+    channels: list[SignalChannel] = []
+    if "file" in sig.channels:
+        channels.append(FileChannel(Path(sig.file)))
+    if "kafka" in sig.channels:
+        assert sig.kafka_bootstrap_servers is not None  # checked when the settings were read
+        prefix = settings.topics.prefix
+        channels.append(KafkaChannel(sig.kafka_bootstrap_servers, sig.kafka_topic or f"{prefix}-signal",
+                                     sig.kafka_group_id, prefix, dict(sig.consumer), sig.kafka_poll_timeout_ms))
+    return channels
+
+
+def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dispatcher,
+                   snapshot_emitter: BlockingEmitter, token: StopSignal, metrics: SnapshotMetrics
+                   ) -> Callable[[StreamingState, ChangeEmitter], ChangeEmitter] | None:
+    """Signals around the dispatcher, when a signal table or a kafka/file channel is configured."""
+    sig = settings.signals
+    if not sig.channels or (sig.data_collection is None and not sig.external):
+        return None
+    signal_table = TableId.parse_identifier(sig.data_collection) if sig.data_collection else None
+    conv = pymysql_conversions()
+
+    def connect_signal_db() -> pymysql.connections.Connection:
+        # In the signal table's database, as Debezium's connection is after its snapshot's `USE`: MySQL logs
+        # the session's database in each watermark transaction's BEGIN, so binlog positions match Debezium's.
+        assert signal_table is not None
+        return dbconn.connect(params, signal_table.database, autocommit=False, conv=conv,
+                              init_command="SET time_zone='+00:00'")
+
+    def connect_snapshot() -> pymysql.connections.Connection:
+        return dbconn.connect(params, autocommit=False, conv=conv, init_command="SET time_zone='+00:00'")
+
+    ss = settings.snapshot
+    # The signal names the tables: snapshot.include.collection.list does not narrow them.
+    queries = SnapshotQueries((), ss.select_overrides, ss.tables_order_by_row_count,
+                              ss.min_row_count_to_stream_results, ss.fetch_size, settings.filters.table_include)
+
+    def wrap(state: StreamingState, inner: ChangeEmitter) -> ChangeEmitter:
+        engine: IncrementalSnapshot | None = None
+        snapshots: SnapshotActions = NoIncrementalSnapshots(
+            "incremental snapshots write watermarks to the signal table: set signal.data.collection")
+        if sig.read_only and not isinstance(state.current_gtids, GtidSet):
+            # Debezium's read-only watermarks are executed GTID sets: MySQL with gtid_mode=ON only
+            snapshots = NoIncrementalSnapshots("read.only=true: incremental snapshots use GTID watermarks, which "
+                                               "need MySQL with gtid_mode=ON; nothing is written to this server")
+        elif signal_table is not None:
+            slot = next((p for p in state.parts if isinstance(p, IncrementalSnapshotSlot)), None)
+            context = IncrementalContext.load(dict(slot.values)) if slot is not None else None
+            engine = IncrementalSnapshot(connect_signal_db, signal_table, dispatcher.schema, dispatcher,
+                                         sig.chunk_size, context, read_only=sig.read_only, metrics=metrics,
+                                         on_skip=refuse_skip)
+            snapshots = engine
+        blocking = BlockingSnapshot(connect_snapshot, snapshot_emitter, dispatcher.schema.table_ids, queries,
+                                    ss.fetch_size or DEFAULT_FETCH_SIZE, lambda: token.requested, metrics)
+        queue, poller = None, None
+        if sig.external:
+            queue = SignalQueue()
+            poller = SignalPoller(external_channels(settings), queue, token, sig.poll_interval_ms / 1000).start()
+        emitter = SignalingEmitter(inner, state, signal_table, snapshots, blocking, external=queue,
+                                   source_channel="source" in sig.channels,
+                                   on_close=poller.close if poller is not None else lambda: None)
+        if engine is not None:
+            engine.connect()  # at start, as Debezium's connection (thread ids come in the same order)
+            if engine.context.running:
+                # As Debezium's init: a snapshot the stored offset says is running continues with its next chunk.
+                log.info("incremental snapshot in progress: reading its next chunk")
+                engine.read_chunk()
+        return emitter
+
+    return wrap
