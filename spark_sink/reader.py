@@ -17,7 +17,6 @@ from typing import Any, Iterator, Mapping, Sequence
 import pyarrow as pa
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
-from pyspark.sql import types as T
 
 from spark_sink.connect_schema import ConnectField
 from spark_sink.decoder import RecordDecoder, TableLayout
