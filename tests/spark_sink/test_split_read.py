@@ -55,11 +55,11 @@ def _decoded(tables: dict, topic: str) -> list[dict]:
 
 
 def test_split_read_decodes_as_raw_rows(spark, kafka_bootstrap, prefix) -> None:
-    """Every semantic type (all_types) and a schema change (customers: ALTER, PK change)."""
+    """Every semantic type (all_types); the mirror tests read split rows through schema changes."""
     from spark_sink import DecodeOptions, decode_batch, read_kafka
-    records = [r.renamed(prefix) for r in golden.load("basic")]
+    records = [r.renamed(prefix) for r in golden.load("basic") if r.topic.endswith(".all_types")]
     golden.produce(kafka_bootstrap, records, partitions=2)
-    pattern = rf"{prefix}\.inventory\.(all_types|customers)"
+    pattern = rf"{prefix}\.inventory\.all_types"
     raw = decode_batch(read_kafka(spark, kafka_bootstrap, topic_pattern=pattern, streaming=False), DecodeOptions())
     split = read_kafka(spark, kafka_bootstrap, topic_pattern=pattern, streaming=False, split_values="json")
     assert split.columns == ["key", "topic", "partition", "offset", "timestamp", "schema_key", "schema", "body"]
@@ -67,6 +67,6 @@ def test_split_read_decodes_as_raw_rows(spark, kafka_bootstrap, prefix) -> None:
     texts = split.filter("schema is not null").groupBy("topic", "partition", "schema_key").count()
     assert texts.filter("count > 1").count() == 0
     tables = decode_batch(split, DecodeOptions())
-    assert sorted(tables) == sorted(raw) and len(tables) == 2
+    assert sorted(tables) == sorted(raw) and len(tables) == 1
     for topic in tables:
         assert _decoded(tables, topic) == _decoded(raw, topic), topic
