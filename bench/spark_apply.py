@@ -29,6 +29,7 @@ import contextlib
 import logging
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -180,7 +181,7 @@ def _run(args: argparse.Namespace, spark, raw, bootstrap: str, work: Path) -> No
 
     def stream() -> None:
         from spark_sink.mirror import main as mirror
-        mirror(["--bootstrap-servers", bootstrap, "--topics-pattern", r"bench\..*", "--target", str(work / "lake"),
+        mirror(["--bootstrap-servers", bootstrap, "--topics-pattern", re.escape(raw.topic), "--target", str(work / "lake"),
                 "--checkpoint", str(work / "ckpt"), "--drain",
                 "--max-offsets-per-trigger", str(args.max_offsets_per_trigger)], spark)
     strm = timed("mirror streaming query → Delta", stream) if args.stream else None
@@ -189,9 +190,14 @@ def _run(args: argparse.Namespace, spark, raw, bootstrap: str, work: Path) -> No
     expected_rows = len({k for k in range(args.keys)} - {i % args.keys for i in range(args.keys, args.events)
                                                             if i % 10 == 9 and _last_op(i, args) == "d"})
     rows = DeltaTable(str(work / "one")).to_pyarrow_table().num_rows
+    if strm:  # the mirror's table must hold the same rows, or the stream figure means nothing
+        streamed = DeltaTable(str(work / "lake" / "inventory" / "customers")).to_pyarrow_table().num_rows
+        print(f"streamed table rows {streamed}" + ("" if streamed == expected_rows else "  MISMATCH"))
+        rows = rows if streamed == expected_rows else -1
     print(f"table rows {rows} (expected {expected_rows})" + ("" if rows == expected_rows else "  MISMATCH"))
     eps = {name: round(args.events / seconds) for name, seconds in
-           (("read_eps", base), ("decode_eps", dec), ("apply_eps", app), ("stream_eps", strm)) if seconds}
+           (("read_eps", base), ("decode_eps", dec), ("apply_eps", app), ("stream_eps", strm),
+            ("decode_raw_eps", dec_raw)) if seconds}
     print(json.dumps({**eps, "decode_ratio": round(base / dec, 2), "apply_ratio": round(base / app, 2),
                       "events": args.events, "keys": args.keys, "table_ok": rows == expected_rows,
                       "load1": round(os.getloadavg()[0], 2)}))
