@@ -37,9 +37,9 @@ def steps(spark, raw: Callable, work: Path) -> dict[str, Callable[[], object]]:
     def noop(df) -> None:
         df.write.format("noop").mode("overwrite").save()
 
-    def cached(fn):
+    def on_cached(make_split, fn):
         def run():
-            split = split_records(raw(), options).persist()
+            split = make_split().persist()
             try:
                 split.count()
                 start = time.perf_counter()
@@ -48,6 +48,9 @@ def steps(spark, raw: Callable, work: Path) -> dict[str, Callable[[], object]]:
             finally:
                 split.unpersist()
         return run
+
+    def cached(fn):
+        return on_cached(lambda: split_records(raw(), options), fn)
 
     def decode_all(split) -> None:
         for df in decode_split(split, options).values():
@@ -57,16 +60,7 @@ def steps(spark, raw: Callable, work: Path) -> dict[str, Callable[[], object]]:
         return read_kafka(spark, raw.bootstrap, topics=[raw.topic], streaming=False, split_values="json")
 
     def cached_split_read(fn):
-        def run():
-            split = split_read().persist()
-            try:
-                split.count()
-                start = time.perf_counter()
-                fn(split)
-                print(f"    (on the cached split: {time.perf_counter() - start:.2f}s)")
-            finally:
-                split.unpersist()
-        return run
+        return on_cached(split_read, fn)
 
     return {
         "read": lambda: raw().count(),
