@@ -15,11 +15,9 @@ Only for `SSCursor` results (unbuffered): rows are read one packet at a time fro
 
 from __future__ import annotations
 
-from typing import Any
-
 import pymysql.cursors
 
-from connector.events.snapshot_text import Decoder, RawRow
+from connector.events.snapshot_text import Decoder, RawRow, decode
 
 __all__ = ["column_decoders", "decode", "fetch_raw", "split_row"]
 
@@ -79,11 +77,3 @@ def fetch_raw(cursor: pymysql.cursors.SSCursor, size: int) -> list[RawRow]:
         append(split_row(data, count))
     return rows
 
-
-def decode(raw: bytes | None, decoder: Decoder) -> Any:
-    """One raw value as PyMySQL would return it (for the few values the snapshot itself looks at: keys)."""
-    if raw is None:
-        return None
-    encoding, convert = decoder
-    value: Any = raw if encoding is None else raw.decode(encoding)
-    return value if convert is None else convert(value)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from connector.errors import RowValueError, Where
-from connector.events.snapshot_text import Decoder
+from connector.events.snapshot_text import Decoder, decode
 from connector.serde.json_values import compile_writer
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def explain_row(ts: TableSchema, values: Sequence[Any], side: RowSide,
             break
         raw = values[index]
         try:
-            value = raw if decoders is None else _decode(raw, decoders[index])
+            value = raw if decoders is None else decode(raw, decoders[index])
             fn = _converter(ts, index, side)
             value = value if value is None or fn is None else fn(value)
             if value is None:
@@ -67,12 +67,3 @@ def row_value_error(ts: TableSchema, values: Sequence[Any] | None, side: RowSide
     cause = located or f"{type(exc).__name__}: {' '.join(str(exc).split())}"
     return RowValueError(f"a row value cannot be written: {cause}",
                          where=Where(file, pos, ts.table.id.dotted()), fix=_FIX)
-
-
-def _decode(raw: bytes | None, decoder: Decoder) -> Any:
-    """One raw text-protocol value as PyMySQL would have decoded it (snapshot/raw_rows.py `decode`)."""
-    if raw is None:
-        return None
-    encoding, convert = decoder
-    value: Any = raw if encoding is None else raw.decode(encoding)
-    return value if convert is None else convert(value)

@@ -28,7 +28,7 @@ from connector.serde.json_values import DataError, decimal_unscaled_bytes, value
 if TYPE_CHECKING:
     from connector.events.table_schema import TableSchema
 
-__all__ = ["Decoder", "RawRow", "TextEncoder", "column_text", "compile_text_encoder"]
+__all__ = ["Decoder", "RawRow", "TextEncoder", "column_text", "compile_text_encoder", "decode"]
 
 RawRow = list  # bytes | None per column, in SELECT order
 Decoder = tuple[str | None, Callable[[Any], Any] | None]  # PyMySQL's (encoding, converter) of a result column
@@ -36,6 +36,16 @@ TextEncoder = Callable[[RawRow, str, int], tuple[bytes | None, bytes]]  # (raw r
 ColumnText = Callable[[bytes | None], str]
 
 _INTEGERS = (Type.INT8, Type.INT16, Type.INT32, Type.INT64)
+
+
+def decode(raw: bytes | None, decoder: Decoder) -> Any:
+    """One raw text-protocol value as PyMySQL would return it (for the few values looked at one by one:
+    snapshot keys, and the column named in a row error)."""
+    if raw is None:
+        return None
+    encoding, convert = decoder
+    value: Any = raw if encoding is None else raw.decode(encoding)
+    return value if convert is None else convert(value)
 
 
 def _null_text(schema: ConnectSchema, write: Callable[[Any], str], fallback: Any) -> Callable[[], str]:
