@@ -14,11 +14,10 @@ from tests.conformance.run import default_connector_cmd
 
 class StoppableWriter(Protocol):
     stop_requested: threading.Event
-    error: BaseException | None
 
     def start(self) -> None: ...
 
-    def join(self, timeout: float | None = None) -> None: ...
+    def finish(self) -> None: ...
 
 
 def capture_while_writing(server: Any, config: Path, workdir: Path, writer: StoppableWriter,
@@ -30,9 +29,7 @@ def capture_while_writing(server: Any, config: Path, workdir: Path, writer: Stop
     try:
         proc.wait_streaming(120)
         time.sleep(overlap_s)
-        writer.stop_requested.set()
-        writer.join()
-        assert writer.error is None, writer.error
+        writer.finish()
         proc.wait_caught_up(server.binlog_position(), quiet_ms=1000, timeout=120)
     finally:
         writer.stop_requested.set()

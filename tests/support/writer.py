@@ -34,6 +34,12 @@ class TransactionWriter(threading.Thread):
             cur.execute(statement)
         return conn, cur
 
+    def finish(self) -> None:
+        """Stop after the current transaction, wait, and fail the test with the writer's own error, if any."""
+        self.stop_requested.set()
+        self.join()
+        assert self.error is None, self.error
+
     def run(self) -> None:
         try:
             rng = random.Random(self._seed)

@@ -83,9 +83,7 @@ def test_sigterm_restarts_mid_stream_lose_and_repeat_nothing(server_name, reques
         proc = start()
     # a loaded machine may have written little so far: the assertions below want more than 50 transactions
     wait_until(lambda: writer.committed > 50, 60, "50 transactions from the writer")
-    writer.stop_requested.set()
-    writer.join()
-    assert writer.error is None, writer.error
+    writer.finish()
     proc.wait_caught_up(server.binlog_position(), quiet_ms=1000, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
     assert writer.committed > 50

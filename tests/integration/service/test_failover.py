@@ -61,9 +61,7 @@ def test_failover_from_replica_to_source_by_gtid(mysql_distribution, broker, tmp
             proc = start_connector(tmp_path, config)
             more = writer.committed + 20
             wait_until(lambda: writer.committed >= more, 60, "more commits on the source after the failover")
-            writer.stop_requested.set()
-            writer.join()
-            assert writer.error is None, writer.error
+            writer.finish()
             proc.wait_caught_up(source.binlog_position(), quiet_ms=1000, timeout=120)
         finally:
             writer.stop_requested.set()

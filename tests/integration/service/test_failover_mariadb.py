@@ -87,9 +87,7 @@ def test_mariadb_failover_from_replica_to_source_by_gtid_position(broker, tmp_pa
             first = wait_until(lambda: _new_commit(tmp_path, committed), 30, "a first offset commit on the source")
             assert first["file"].startswith("mariadb-bin."), first
             wait_until(lambda: writer.committed >= 60, 60, "more commits on the source")
-            writer.stop_requested.set()
-            writer.join()
-            assert writer.error is None, writer.error
+            writer.finish()
             proc.wait_caught_up(source.binlog_position(), quiet_ms=1000, timeout=120)
         finally:
             writer.stop_requested.set()

@@ -52,9 +52,7 @@ def test_kill_connection_of_the_dump_thread_loses_and_repeats_nothing(server_nam
             time.sleep(random.uniform(0.3, 0.8))
             # The connector reconnects after a backoff: kill its next connection once it is there.
             kills += wait_until(lambda: kill_dump_threads(server, server.user), 20, "a binlog dump thread")
-        writer.stop_requested.set()
-        writer.join()
-        assert writer.error is None, writer.error
+        writer.finish()
         assert kills >= 4
         proc.wait_caught_up(server.binlog_position(), quiet_ms=1000, timeout=120)
         code, text = scrape(port)
@@ -95,9 +93,7 @@ def test_database_restart_mid_stream_loses_and_repeats_nothing(own_server, broke
             writer = Writer(server, database)
             writer.start()
             wait_until(lambda: writer.committed >= 20, 60, f"the writer to commit in {database}")
-            writer.stop_requested.set()
-            writer.join()
-            assert writer.error is None, writer.error
+            writer.finish()
             writers.append(writer)
             restart_in_place(server)
         wait_until(lambda: metric(scrape(port)[1], "Connected") == 1, 60, "the connector to reconnect")

@@ -72,9 +72,7 @@ def test_incremental_snapshot_under_concurrent_writes_keeps_per_key_order(server
                        f"'{{\"data-collections\": [\"{database}.items\"]}}');", database=database)
         wait_until(lambda: f"incremental snapshot of {database}.items done" in proc.log_tail(400), 120,
                    "the incremental snapshot to finish")
-        writer.stop_requested.set()
-        writer.join()
-        assert writer.error is None, writer.error
+        writer.finish()
         proc.wait_caught_up(server.binlog_position(), quiet_ms=1000, timeout=60)
     finally:
         writer.stop_requested.set()
