@@ -14,6 +14,7 @@ empty turns that check off, as in Java).
 
 from __future__ import annotations
 
+import functools
 import ssl
 import urllib.parse
 from dataclasses import dataclass
@@ -56,8 +57,10 @@ class RegistryAccess:
     keystore_password: Secret | None = None
     check_hostname: bool = True
 
+    @functools.cached_property
     def ssl_context(self) -> ssl.SSLContext | None:
-        """None: Python's defaults (system CAs, host name checked) suffice."""
+        """None: Python's defaults (system CAs, host name checked) suffice. Built once: the loader builds it to
+        report unreadable stores at start, the registry client then uses the same context."""
         if self.truststore is None and self.keystore is None and self.check_hostname:
             return None
         cadata = read_trusted_certs(self.truststore, _reveal(self.truststore_password),
@@ -113,7 +116,7 @@ def registry_access(formats: dict[str, str], side: str, url: str) -> tuple[Regis
         problems.append(f"{side}: schema.registry.ssl.key.password differs from schema.registry.ssl.keystore.password; "
                         f"give the key the store's password (keytool -keypasswd)")
     try:
-        access.ssl_context()
+        _ = access.ssl_context  # reads the stores now: a wrong password is a start-up problem
     except (KeystoreError, ssl.SSLError, OSError) as exc:
         problems.append(f"{side}: {exc}")
     return access, problems

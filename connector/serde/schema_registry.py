@@ -44,7 +44,7 @@ class SchemaRegistryClient:
         urls = tuple(without_userinfo(u.strip()).rstrip("/") for u in url_list.split(",") if u.strip())
         if not urls:
             raise SchemaRegistryError("schema.registry.url is empty")
-        return cls(urls, access.basic_auth, access.ssl_context())
+        return cls(urls, access.basic_auth, access.ssl_context)
 
     def register(self, subject: str, schema: str) -> int:
         """The id of `schema` under `subject`, registering it if needed (cached per pair)."""
