@@ -147,19 +147,20 @@ def test_avro_through_schema_registry(spark, kafka_bootstrap, prefix, workdir, s
 
 def test_avro_decodes_to_the_json_dataframe(spark, kafka_bootstrap, prefix, schema_registry) -> None:
     """The same change events of real Debezium, JsonConverter and AvroConverter: Spark's typed
-    rows are equal, for every table, split on read (Python source) and split by Spark from raw rows."""
+    rows are equal, split on read (Python source) and split by Spark from raw rows."""
     _load(kafka_bootstrap, "basic-mysql", f"{prefix}j")
     _load(kafka_bootstrap, "basic-mysql-avro", f"{prefix}a")
     registry = {"schema.registry.url": f"{schema_registry}/basic-mysql-avro"}
-    json_split = read_kafka(spark, kafka_bootstrap, topic_pattern=rf"{prefix}j\.inventory\..*", streaming=False,
+    tables = "(all_types|customers)"  # every column type; two schema versions (ALTER TABLE ADD COLUMN)
+    json_split = read_kafka(spark, kafka_bootstrap, topic_pattern=rf"{prefix}j\.inventory\.{tables}", streaming=False,
                             split_values="json")
-    avro_split = read_kafka(spark, kafka_bootstrap, topic_pattern=rf"{prefix}a\.inventory\..*", streaming=False,
+    avro_split = read_kafka(spark, kafka_bootstrap, topic_pattern=rf"{prefix}a\.inventory\.{tables}", streaming=False,
                             split_values="avro", registry_options=registry)
-    avro_raw = read_kafka(spark, kafka_bootstrap, topic_pattern=rf"{prefix}a\.inventory\..*", streaming=False)
+    avro_raw = read_kafka(spark, kafka_bootstrap, topic_pattern=rf"{prefix}a\.inventory\.{tables}", streaming=False)
     by_json = decode_split(json_split, DecodeOptions())
     avro_options = DecodeOptions(value_format=ValueFormat.AVRO, schema_registry_url=registry["schema.registry.url"])
     by_avro, by_avro_raw = decode_split(avro_split, avro_options), decode_batch(avro_raw, avro_options)
-    assert len(by_json) == 4
+    assert len(by_json) == 2
 
     def rows(df) -> list[dict]:  # two runs of the reference: wall clock and server UUID differ
         return [{k: v for k, v in r.asDict().items() if k not in ("__source_ts_ms", "__topic", "__timestamp")}
