@@ -8,9 +8,17 @@ a metrics endpoint on another thread (each attribute is a single reference assig
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Protocol
 
 from schema_history.model import TableId
+
+
+class TableProgress(Protocol):
+    """Told when a table's reading starts and ends (the initial snapshot's notifications, which Debezium sends
+    from the same places as these metrics)."""
+
+    def table_started(self, table_id: TableId) -> None: ...
+    def table_completed(self, table_id: TableId, rows: int) -> None: ...
 
 
 class SnapshotMetrics:
@@ -28,6 +36,8 @@ class SnapshotMetrics:
         self.row_estimates: dict[str, int] = {}
         self._started: float | None = None
         self._stopped: float | None = None
+        # set by the initial snapshot for its run only (incremental snapshots notify on their own)
+        self.progress: TableProgress | None = None
 
     # ---------------------------------------------------------------- updates (snapshot thread)
     def started(self) -> None:
@@ -48,6 +58,8 @@ class SnapshotMetrics:
     def table_started(self, table_id: TableId, estimate: int) -> None:
         self.row_estimates[table_id.dotted()] = estimate
         self.rows_scanned[table_id.dotted()] = 0
+        if self.progress is not None:
+            self.progress.table_started(table_id)
 
     def rows(self, table_id: TableId, count: int) -> None:
         self.rows_scanned[table_id.dotted()] = count
@@ -55,6 +67,8 @@ class SnapshotMetrics:
     def table_completed(self, table_id: TableId, count: int) -> None:
         self.rows_scanned[table_id.dotted()] = count
         self.remaining_table_count = max(0, self.remaining_table_count - 1)
+        if self.progress is not None:
+            self.progress.table_completed(table_id, count)
 
     def finished(self, aborted: bool = False) -> None:
         self.running = self.paused = False

@@ -8,6 +8,9 @@ Same rules as the reference harness's normalize_events.py (written anew here):
 * the `__debezium.context.runId` header (a per-run UUID) -> "<runId>";
 * incremental-snapshot watermarks written to the signal table: the random chunk id of their `id`
   ("<uuid>-open" -> "<chunk>-open") and their `data` (window timestamps) -> "<window>";
+* notifications (`notification.enabled.channels=sink`): the wall-clock `timestamp` -> "<ts>" and an `id`
+  that is a random UUID (initial snapshots; an incremental snapshot's is its signal's id, kept) -> "<uuid>",
+  in the key and the value of records whose value has exactly a notification's fields;
 * MySQL server UUIDs: every UUID seen as the source of a GTID ("<uuid>:<n>" in
   source.gtid, gtids, transaction_id, transaction ids) is replaced in every string of the
   record by "<server-uuid>" ("<server-uuid-2>", ... in order of first appearance).
@@ -118,6 +121,21 @@ def mask_flat_source_ts(event: dict) -> dict:
     return event
 
 
+_NOTIFICATION_FIELDS = ["id", "type", "aggregate_type", "additional_data", "timestamp"]
+_RANDOM_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
+
+
+def mask_notification(event: dict) -> dict:
+    value, key = _payload(event.get("value")), _payload(event.get("key"))
+    if not isinstance(value, dict) or list(value) != _NOTIFICATION_FIELDS:
+        return event
+    value["timestamp"] = "<ts>"
+    for part in (value, key):
+        if isinstance(part, dict) and isinstance(part.get("id"), str) and _RANDOM_UUID.fullmatch(part["id"]):
+            part["id"] = "<uuid>"
+    return event
+
+
 def normalize_event(event: dict, masker: UuidMasker) -> dict:
     """A masked copy of one events.jsonl line (the masker learns across a whole file)."""
     e = copy.deepcopy(event)
@@ -131,6 +149,7 @@ def normalize_event(event: dict, masker: UuidMasker) -> dict:
             h["value"]["payload"] = "<runId>"
     _mask_ts(e.get("sourceOffset"), ("ts_sec",))
     mask_watermarks(e)
+    mask_notification(e)
     for s in _gtid_strings(e):
         masker.learn(s)
     return masker.mask(e)

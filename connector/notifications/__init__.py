@@ -1,0 +1,1 @@
+"""Debezium's notifications (`notification.enabled.channels`): what snapshots tell about their progress."""
