@@ -25,9 +25,10 @@ def test_kinds_topics_partitions_and_the_null_cases() -> None:
     by_kind: dict[RecordKind, list[LogicalRecord]] = {}
     for record in sample_records(True):
         by_kind.setdefault(record.kind, []).append(record)
-    assert [len(by_kind[k]) for k in RecordKind] == [5, 1, 1, 1, 2, 1]
+    assert [len(by_kind[k]) for k in RecordKind] == [5, 1, 1, 1, 2, 1, 1]
     assert all(r.partition == 0 for r in by_kind[RecordKind.SCHEMA_CHANGE] + by_kind[RecordKind.HEARTBEAT])
-    assert all(r.partition is None for r in by_kind[RecordKind.DATA] + by_kind[RecordKind.TRANSACTION])
+    assert all(r.partition is None for r in by_kind[RecordKind.DATA] + by_kind[RecordKind.TRANSACTION]
+               + by_kind[RecordKind.NOTIFICATION])
     [tombstone] = by_kind[RecordKind.TOMBSTONE]
     assert tombstone.json(True, True)[1] is None and tombstone.json(True, True)[0].endswith(b'"payload":{"id":1001}}')
     [truncate] = by_kind[RecordKind.TRUNCATE]
