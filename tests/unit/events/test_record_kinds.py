@@ -5,9 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from connector.events.kinds import LogicalRecord, RecordKind
+from connector.events.kinds import LogicalRecord, NotificationRecord, RecordKind
 from connector.serde.json_converter import JsonConverter
-from tests.unit.events.record_samples import sample_records
+from tests.unit.events.record_samples import sample_records as _samples
+
+NOTE = NotificationRecord("inc-1", "STARTED", "Incremental Snapshot",
+                          {"connector_name": "dbserver1", "data_collections": "inventory.customers"},
+                          1_700_000_000_000, "dbserver1.notifications")
+
+
+def sample_records(schemas: bool) -> list[LogicalRecord]:
+    return [*_samples(schemas), NOTE]
 
 
 @pytest.mark.parametrize("schemas", [True, False])
