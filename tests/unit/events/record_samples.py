@@ -9,7 +9,6 @@ from connector.events.envelope import TxBlock
 from connector.events.kinds import (
     DataChange,
     HeartbeatRecord,
-    NotificationRecord,
     LogicalRecord,
     SchemaChangeRecord,
     Tombstone,
@@ -56,7 +55,4 @@ def sample_records(schemas: bool) -> list[LogicalRecord]:
         TransactionRecord("tx:1", 1_700_000_000_000, "dbserver1.transaction",
                           {"inventory.customers": 2, "inventory.orders": 1}),
         HeartbeatRecord("dbserver1", 1_700_000_000_000, "__debezium-heartbeat.dbserver1"),
-        NotificationRecord("inc-1", "STARTED", "Incremental Snapshot",
-                           {"connector_name": "dbserver1", "data_collections": "inventory.customers"},
-                           1_700_000_000_000, "dbserver1.notifications"),
     ]
