@@ -121,13 +121,13 @@ def mask_flat_source_ts(event: dict) -> dict:
     return event
 
 
-_NOTIFICATION_FIELDS = ["id", "type", "aggregate_type", "additional_data", "timestamp"]
+_NOTIFICATION_FIELDS = {"id", "type", "aggregate_type", "additional_data", "timestamp"}
 _RANDOM_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
 
 
 def mask_notification(event: dict) -> dict:
     value, key = _payload(event.get("value")), _payload(event.get("key"))
-    if not isinstance(value, dict) or list(value) != _NOTIFICATION_FIELDS:
+    if not isinstance(value, dict) or set(value) != _NOTIFICATION_FIELDS:
         return event
     value["timestamp"] = "<ts>"
     for part in (value, key):
