@@ -1,0 +1,55 @@
+"""`notification.enabled.channels=log` through the CLI: a real `binlog-cdc run` on MariaDB writes Debezium's
+`[Notification Service]  {...}` lines for its initial snapshot (the sink channel's records are pinned to real
+Debezium by the goldens notifications*, which use the same notifications)."""
+from __future__ import annotations
+
+import re
+import uuid
+
+import pytest
+
+from tests.integration.service.support import connector_config, new_prefix, start_connector
+
+pytestmark = pytest.mark.timeout(120)
+
+LINE = re.compile(r"\[Notification Service\]  \{id='(?P<id>[0-9a-f-]{36})', aggregateType='(?P<agg>[^']*)', "
+                  r"type='(?P<type>[A-Z_]+)', additionalData=\{(?P<data>[^}]*)\}, timestamp=(?P<ts>\d+)\}$")
+
+
+def _notifications(log_text: str) -> list[tuple[str, str, dict[str, str], str]]:
+    out = []
+    for line in log_text.splitlines():
+        if "[Notification Service]" not in line:
+            continue
+        m = LINE.search(line)
+        assert m, f"not Debezium's notification log format: {line!r}"
+        data = dict(kv.split("=", 1) for kv in m["data"].split(", ")) if m["data"] else {}
+        out.append((m["agg"], m["type"], data, m["id"]))
+    return out
+
+
+def test_log_channel_reports_the_initial_snapshot(mariadb, broker, unique_database, tmp_path):
+    database = unique_database(mariadb)
+    mariadb.run_sql("CREATE TABLE a (id INT PRIMARY KEY); INSERT INTO a VALUES (1),(2),(3);"
+                    "CREATE TABLE b (k VARCHAR(8) PRIMARY KEY); INSERT INTO b VALUES ('x'),('y');",
+                    database=database)
+    prefix = new_prefix("nlog")
+    broker.create_topics([prefix, f"{prefix}.{database}.a", f"{prefix}.{database}.b"])
+    config = connector_config(tmp_path, mariadb, broker, database, prefix, notification_enabled_channels="log")
+    proc = start_connector(tmp_path, config)
+    assert proc.stop() == 0, proc.log_tail()
+
+    seen = _notifications(proc.log_file.read_text(encoding="utf-8", errors="replace"))
+    assert {agg for agg, *_ in seen} == {"Initial Snapshot"}
+    assert [t for _, t, _, _ in seen] == ["STARTED", "IN_PROGRESS", "TABLE_SCAN_COMPLETED", "IN_PROGRESS",
+                                          "TABLE_SCAN_COMPLETED", "COMPLETED"]
+    assert len({nid for *_, nid in seen}) == len(seen)  # each notification its own random id
+    assert all(data.get("connector_name") == prefix for _, _, data, _ in seen)
+    tables = [f"{database}.a", f"{database}.b"]
+    in_progress = [d for _, t, d, _ in seen if t == "IN_PROGRESS"]
+    assert sorted(d["current_collection_in_progress"] for d in in_progress) == tables
+    assert all(sorted(d["data_collections"].split(",")) == tables for d in in_progress)
+    scanned = {d["scanned_collection"]: (d["total_rows_scanned"], d["status"])
+               for _, t, d, _ in seen if t == "TABLE_SCAN_COMPLETED"}
+    assert scanned == {f"{database}.a": ("3", "SUCCEEDED"), f"{database}.b": ("2", "SUCCEEDED")}
+    assert uuid.UUID(seen[0][3]).version == 4
