@@ -187,5 +187,15 @@ class InitialNotifications:
             ("scanned_collection", table_id.dotted()), ("data_collections", self._captured),
             ("total_rows_scanned", str(rows)), ("status", "SUCCEEDED")])
 
+    def table_failed(self, table_id: TableId) -> None:
+        """Its SELECT failed (notifyCompletedTableWithError): no row count, no data_collections."""
+        if table_id == self._signal_table:
+            return
+        self._notifier.notify(INITIAL, "TABLE_SCAN_COMPLETED", [
+            ("scanned_collection", table_id.dotted()), ("status", "SQL_EXCEPTION")])
+
+    def skipped(self) -> None:
+        self._notifier.notify(INITIAL, "SKIPPED", [])
+
     def finished(self, aborted: bool) -> None:
         self._notifier.notify(INITIAL, "ABORTED" if aborted else "COMPLETED", [])

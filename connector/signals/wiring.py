@@ -15,7 +15,7 @@ from connector.binlog.reader import ConnectionParams
 from connector.config.settings import Settings
 from connector.converters.snapshot_conv import pymysql_conversions
 from connector.dispatch.dispatcher import Dispatcher
-from connector.notifications.service import IncrementalNotifications, Notifier
+from connector.notifications.service import IncrementalNotifications, InitialNotifications, Notifier
 from connector.offsets.parts import IncrementalSnapshotSlot
 from connector.signals.channels import FileChannel, KafkaChannel, SignalChannel, SignalPoller, SignalQueue
 from connector.signals.processor import NoIncrementalSnapshots, SignalingEmitter, SnapshotActions
@@ -92,7 +92,9 @@ def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dis
                                          if notifier is not None and notifier.enabled else None)
             snapshots = engine
         blocking = BlockingSnapshot(connect_snapshot, snapshot_emitter, dispatcher.schema.table_ids, queries,
-                                    ss.fetch_size or DEFAULT_FETCH_SIZE, lambda: token.requested, metrics)
+                                    ss.fetch_size or DEFAULT_FETCH_SIZE, lambda: token.requested, metrics,
+                                    progress=InitialNotifications(notifier, None)
+                                    if notifier is not None and notifier.enabled else None)
         queue, poller = None, None
         if sig.external:
             queue = SignalQueue()
