@@ -355,6 +355,11 @@ class InitialSnapshotSource:
         return result.offset
 
 
+    def skipped(self) -> None:
+        notifications = self._initial_notifications()
+        if notifications is not None:
+            notifications.skipped()
+
     def _initial_notifications(self) -> InitialNotifications | None:
         if self._notifier is None or not self._notifier.enabled:
             return None

@@ -1,5 +1,5 @@
 """`notification.enabled.channels=log` through the CLI: a real `binlog-cdc run` on MariaDB writes Debezium's
-`[Notification Service]  {...}` lines for its initial snapshot (the sink channel's records are pinned to real
+`[Notification Service]  {...}` lines for its initial snapshot, and SKIPPED when a restart takes none (the sink channel's records are pinned to real
 Debezium by the goldens notifications*, which use the same notifications)."""
 from __future__ import annotations
 
@@ -38,8 +38,15 @@ def test_log_channel_reports_the_initial_snapshot(mariadb, broker, unique_databa
     config = connector_config(tmp_path, mariadb, broker, database, prefix, notification_enabled_channels="log")
     proc = start_connector(tmp_path, config)
     assert proc.stop() == 0, proc.log_tail()
+    first_run = proc.log_file.read_text(encoding="utf-8", errors="replace")
 
-    seen = _notifications(proc.log_file.read_text(encoding="utf-8", errors="replace"))
+    # A restart with the snapshot's offset stored takes no snapshot: Debezium's snapshot source says SKIPPED
+    proc = start_connector(tmp_path, config)
+    assert proc.stop() == 0, proc.log_tail()
+    restart = proc.log_file.read_text(encoding="utf-8", errors="replace")[len(first_run):]
+    assert [(agg, t) for agg, t, _, _ in _notifications(restart)] == [("Initial Snapshot", "SKIPPED")]
+
+    seen = _notifications(first_run)
     assert {agg for agg, *_ in seen} == {"Initial Snapshot"}
     assert [t for _, t, _, _ in seen] == ["STARTED", "IN_PROGRESS", "TABLE_SCAN_COMPLETED", "IN_PROGRESS",
                                           "TABLE_SCAN_COMPLETED", "COMPLETED"]
