@@ -28,14 +28,17 @@ def _notifications(log_text: str) -> list[tuple[str, str, dict[str, str], str]]:
     return out
 
 
-def test_log_channel_reports_the_initial_snapshot(mariadb, broker, unique_database, tmp_path):
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_log_channel_reports_the_initial_snapshot(threads, mariadb, broker, unique_database, tmp_path):
+    """With snapshot.max.threads=2 the tables are read at once: the same notifications, tables in any order."""
     database = unique_database(mariadb)
     mariadb.run_sql("CREATE TABLE a (id INT PRIMARY KEY); INSERT INTO a VALUES (1),(2),(3);"
                     "CREATE TABLE b (k VARCHAR(8) PRIMARY KEY); INSERT INTO b VALUES ('x'),('y');",
                     database=database)
     prefix = new_prefix("nlog")
     broker.create_topics([prefix, f"{prefix}.{database}.a", f"{prefix}.{database}.b"])
-    config = connector_config(tmp_path, mariadb, broker, database, prefix, notification_enabled_channels="log")
+    config = connector_config(tmp_path, mariadb, broker, database, prefix, notification_enabled_channels="log",
+                              snapshot_max_threads=threads)
     proc = start_connector(tmp_path, config)
     assert proc.stop() == 0, proc.log_tail()
     first_run = proc.log_file.read_text(encoding="utf-8", errors="replace")
@@ -48,8 +51,18 @@ def test_log_channel_reports_the_initial_snapshot(mariadb, broker, unique_databa
 
     seen = _notifications(first_run)
     assert {agg for agg, *_ in seen} == {"Initial Snapshot"}
-    assert [t for _, t, _, _ in seen] == ["STARTED", "IN_PROGRESS", "TABLE_SCAN_COMPLETED", "IN_PROGRESS",
-                                          "TABLE_SCAN_COMPLETED", "COMPLETED"]
+    types = [t for _, t, _, _ in seen]
+    if threads == "1":
+        assert types == ["STARTED", "IN_PROGRESS", "TABLE_SCAN_COMPLETED", "IN_PROGRESS", "TABLE_SCAN_COMPLETED",
+                         "COMPLETED"]
+    else:
+        assert "with 2 reader(s)" in first_run  # the parallel path was taken
+        assert types[0] == "STARTED" and types[-1] == "COMPLETED"
+        assert sorted(types[1:-1]) == ["IN_PROGRESS"] * 2 + ["TABLE_SCAN_COMPLETED"] * 2
+    for table in ("a", "b"):  # each table's scan starts before it completes
+        order = [t for _, t, d, _ in seen
+                 if f"{database}.{table}" in (d.get("current_collection_in_progress"), d.get("scanned_collection"))]
+        assert order == ["IN_PROGRESS", "TABLE_SCAN_COMPLETED"]
     assert len({nid for *_, nid in seen}) == len(seen)  # each notification its own random id
     assert all(data.get("connector_name") == prefix for _, _, data, _ in seen)
     tables = [f"{database}.a", f"{database}.b"]
