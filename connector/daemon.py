@@ -356,6 +356,7 @@ class InitialSnapshotSource:
 
 
     def skipped(self) -> None:
+        self._metrics.snapshot_skipped()
         notifications = self._initial_notifications()
         if notifications is not None:
             notifications.skipped()

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import logging
 import time
-from decimal import Decimal
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
 from connector.events.kinds import NotificationRecord
 from connector.java.collection_order import hash_set_order
+from connector.java.key_text import java_value_text
 from connector.notifications.model import Notification, java_additional_data, log_line, new_id
 from connector.streaming.heartbeat import RecordEmitter
 from schema_history.model import TableId
@@ -87,19 +87,9 @@ def build_notifier(channels: Iterable[str], connector_name: str, sink_topic: str
     return Notifier(built, connector_name)
 
 
-def _java_text(value: Any) -> str:
-    """Objects.toString of one key value as JDBC returns it (Debezium's maximum_key/last_processed_key)."""
-    if value is None:
-        return "<null>"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, Decimal):
-        return format(value, "f")
-    return str(value)
-
-
 def _keys(values: Sequence[Any]) -> str:
-    return ",".join(_java_text(v) for v in values)
+    """Debezium joins `Objects.toString(x, "<null>")` of the key objects with ","."""
+    return ",".join(java_value_text(v, "<null>") for v in values)
 
 
 class IncrementalNotifications:

@@ -360,6 +360,12 @@ class IncrementalSnapshot:
             return False
         self.rows_scanned += len(self._window)
         self._metrics.rows(collection.table, self.rows_scanned)
+        # Debezium's currentChunk: the table's bounds (first key read, maximum key) with its first chunk only
+        first = next(iter(self._window))
+        if context.chunk_end is None:
+            self._metrics.current_chunk(context.chunk_id, first, reader.last_key, table_to=context.maximum_key)
+        else:
+            self._metrics.current_chunk(context.chunk_id, first, reader.last_key)
         context.chunk_end = reader.last_key
         return True
 
