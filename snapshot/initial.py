@@ -138,7 +138,12 @@ class InitialSnapshot:
                    progress)
         try:
             result = run.recovery() if self._start.recovery_offset is not None else run.snapshot()
-        except BaseException:
+        except BaseException as exc:
+            reading = self.metrics.reading()
+            # Debezium names the table whose SELECT failed (SQL_EXCEPTION) before ABORTED; with parallel readers
+            # only one failed table is named (the others were read beside it)
+            if progress is not None and isinstance(exc, pymysql.err.MySQLError) and len(reading) == 1:
+                progress.table_failed(reading[0])
             self.metrics.finished(aborted=True)
             if progress is not None:
                 progress.finished(aborted=True)

@@ -37,6 +37,7 @@ class SnapshotMetrics:
         self.row_estimates: dict[str, int] = {}
         self._started: float | None = None
         self._stopped: float | None = None
+        self._reading: list[TableId] = []  # started, not completed
         self.skipped = False  # the last start took no snapshot (additive, as Debezium's SnapshotSkipped)
         self._paused_at: float | None = None
         self._paused_s = 0.0
@@ -53,7 +54,7 @@ class SnapshotMetrics:
     # ---------------------------------------------------------------- updates (snapshot thread)
     def started(self) -> None:
         self.running, self.completed, self.aborted, self.paused = True, False, False, False
-        self.rows_scanned, self.row_estimates = {}, {}
+        self.rows_scanned, self.row_estimates, self._reading = {}, {}, []
         self._started, self._stopped = self._clock.monotonic(), None
         self.skipped, self._paused_at, self._paused_s = False, None, 0.0
         self.current_chunk(None, None, None, table_to=None)
@@ -89,6 +90,7 @@ class SnapshotMetrics:
     def table_started(self, table_id: TableId, estimate: int) -> None:
         self.row_estimates[table_id.dotted()] = estimate
         self.rows_scanned[table_id.dotted()] = 0
+        self._reading.append(table_id)
         if self.progress is not None:
             self.progress.table_started(table_id)
 
@@ -99,6 +101,8 @@ class SnapshotMetrics:
         self.rows_scanned[table_id.dotted()] = count
         self.remaining_table_count = max(0, self.remaining_table_count - 1)
         self.current_chunk(None, None, None, table_to=None)  # as Debezium's tableScanCompleted
+        if table_id in self._reading:
+            self._reading.remove(table_id)
         if self.progress is not None:
             self.progress.table_completed(table_id, count)
 
@@ -115,6 +119,10 @@ class SnapshotMetrics:
             return 0
         end = self._stopped if self._stopped is not None else self._clock.monotonic()
         return int(end - self._started)
+
+    def reading(self) -> list[TableId]:
+        """The tables whose reading started and did not complete."""
+        return list(self._reading)
 
     def paused_s(self) -> int:
         running = self._clock.monotonic() - self._paused_at if self._paused_at is not None else 0.0

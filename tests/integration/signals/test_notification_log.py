@@ -8,6 +8,8 @@ import uuid
 
 import pytest
 
+from tests.conformance.connector_process import ConnectorProcess
+from tests.conformance.run import default_connector_cmd
 from tests.integration.service.support import connector_config, new_prefix, start_connector
 
 pytestmark = pytest.mark.timeout(120)
@@ -73,3 +75,26 @@ def test_log_channel_reports_the_initial_snapshot(threads, mariadb, broker, uniq
                for _, t, d, _ in seen if t == "TABLE_SCAN_COMPLETED"}
     assert scanned == {f"{database}.a": ("3", "SUCCEEDED"), f"{database}.b": ("2", "SUCCEEDED")}
     assert uuid.UUID(seen[0][3]).version == 4
+
+
+def test_a_failing_table_is_named_before_the_snapshot_aborts(mariadb, broker, unique_database, tmp_path):
+    """Debezium stops when a table's SELECT fails; first it notifies TABLE_SCAN_COMPLETED SQL_EXCEPTION for
+    that table and ABORTED."""
+    database = unique_database(mariadb)
+    mariadb.run_sql("CREATE TABLE a (id INT PRIMARY KEY); INSERT INTO a VALUES (1);"
+                    "CREATE TABLE b (id INT PRIMARY KEY); INSERT INTO b VALUES (1);", database=database)
+    prefix = new_prefix("nfail")
+    broker.create_topics([prefix, f"{prefix}.{database}.a", f"{prefix}.{database}.b"])
+    config = connector_config(tmp_path, mariadb, broker, database, prefix, notification_enabled_channels="log")
+    with open(config, "a", encoding="utf-8") as out:  # a SELECT the server refuses (unknown column)
+        out.write(f"debezium.source.snapshot.select.statement.overrides={database}.b\n"
+                  f"debezium.source.snapshot.select.statement.overrides.{database}.b="
+                  f"SELECT nosuch FROM {database}.b\n")
+    proc = ConnectorProcess(list(default_connector_cmd()), config, tmp_path / "status.json",
+                            tmp_path / "connector.log").start()
+    assert proc.wait_exit(60) not in (0, None), proc.log_tail()
+    seen = [(t, d.get("current_collection_in_progress") or d.get("scanned_collection"), d.get("status"))
+            for _, t, d, _ in _notifications(proc.log_file.read_text(encoding="utf-8", errors="replace"))]
+    a, b = f"{database}.a", f"{database}.b"
+    assert seen == [("STARTED", None, None), ("IN_PROGRESS", a, None), ("TABLE_SCAN_COMPLETED", a, "SUCCEEDED"),
+                    ("IN_PROGRESS", b, None), ("TABLE_SCAN_COMPLETED", b, "SQL_EXCEPTION"), ("ABORTED", None, None)]
