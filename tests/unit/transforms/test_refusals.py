@@ -107,8 +107,8 @@ OUTBOX = "io.debezium.transforms.outbox.EventRouter"
 
 
 @pytest.mark.parametrize("extra, expected", [
-    ({"debezium.transforms": "u", "debezium.transforms.u.type": "io.debezium.transforms.TimezoneConverter"},
-     "transforms.u.type=io.debezium.transforms.TimezoneConverter: not implemented in binlog-cdc yet"),
+    ({"debezium.transforms": "u", "debezium.transforms.u.type": "io.debezium.transforms.ExtractSchemaToNewRecord"},
+     "transforms.u.type=io.debezium.transforms.ExtractSchemaToNewRecord: not implemented in binlog-cdc yet"),
     ({"debezium.transforms": "o", "debezium.transforms.o.type": OUTBOX,
       "debezium.transforms.o.table.fields.additional.placement": "type:nowhere"},
      "transforms.o.table.fields.additional.placement: 'type:nowhere' has placement 'nowhere'; use header, envelope"),
