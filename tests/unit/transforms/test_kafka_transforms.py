@@ -154,7 +154,7 @@ def test_timestamp_converter_refusals() -> None:
     with pytest.raises(ValueError, match="target.type='date' must be one of"):
         build("TimestampConverter$Value", field="a", **{"target.type": "date"})
     row = struct("r", [("id", _I), ("s", _OS)])
-    with pytest.raises(ValueError, match="string input"):
+    with pytest.raises(ValueError, match="a string field is parsed with `format`: format is not set"):
         build("TimestampConverter$Value", field="s", **{"target.type": "unix"}).apply(
             ConnectRecord("t", None, None, None, row, [1, "2024"], []))
 
