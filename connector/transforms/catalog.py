@@ -22,6 +22,7 @@ from connector.transforms.reshape import ExtractField, HoistField, MaskField, Se
 from connector.transforms.cast import Cast, parse_spec
 from connector.transforms.timestamps import TARGETS, TimestampConverter, compile_format
 from connector.transforms.date_parse import compile_parser
+from connector.transforms.timestamp_router import TimestampRouter
 from connector.transforms.timezone import Rules, TimezoneConverter, parse_zone
 from connector.transforms.header_to_value import HeaderToValue
 from connector.transforms.partition_routing import PartitionRouting
@@ -315,6 +316,8 @@ def _timezone(o: Options, codec: HeaderCodec) -> TimezoneConverter:
 
 
 TRANSFORMS: dict[str, Kind] = {
+    "TimestampRouter": Kind({"topic.format": "${topic}-${timestamp}", "timestamp.format": "yyyyMMdd"},
+                            lambda o, codec: TimestampRouter(o["topic.format"], compile_format(o["timestamp.format"]))),
     "TimezoneConverter": Kind({"converted.timezone": None, "include.list": "", "exclude.list": ""}, _timezone),
     "partitions.PartitionRouting": Kind({"partition.payload.fields": None, "partition.topic.num": None,
                                          "partition.hash.function": "java"}, _partition_routing),
@@ -369,8 +372,6 @@ _SCRIPT = ("runs Groovy/JavaScript through JSR 223, which a Python connector can
            "RecordIsTombstone), or filter/route downstream")
 
 REFUSED_TRANSFORMS: dict[str, str] = {
-    "TimestampRouter": ("routes by the record timestamp, which binlog-cdc does not model (its records carry "
-                        "none); use RegexRouter, or route downstream"),
     **{name: _KAFKA_LATER for name in (
         "ExtractSchemaToNewRecord",
         "SwapGeometryCoordinates", "tracing.ActivateTracingSpan", "VectorToJsonConverter")},

@@ -186,7 +186,10 @@ class TimestampConverter:
             raise ValueError(f"TimestampConverter: {ms} ms is before the Gregorian cutover, where Java's calendar "
                              "is Julian; binlog-cdc does not format it")
         assert self._format is not None
-        return self._format(_EPOCH + dt.timedelta(milliseconds=ms))
+        try:
+            return self._format(_EPOCH + dt.timedelta(milliseconds=ms))
+        except OverflowError:  # beyond year 9999: a record error, not a traceback
+            raise ValueError(f"TimestampConverter: {ms} ms is after the year 9999; binlog-cdc does not format it") from None
 
     def apply(self, record: ConnectRecord) -> ConnectRecord | None:
         schema, value = self._side.get(record)

@@ -180,6 +180,13 @@ class TimezoneConverter:
                 f"{_offset_id(target)}")
 
     def _convert(self, name: str, value: Any) -> Any:
+        try:
+            return self._convert_value(name, value)
+        except OverflowError:  # outside Python's datetime (years 1-9999): a record error, not a traceback
+            raise ValueError(f"TimezoneConverter: {name} value {value!r} is outside the years 1-9999 binlog-cdc "
+                             "converts") from None
+
+    def _convert_value(self, name: str, value: Any) -> Any:
         if name == _ZONED_TS:
             return self._zoned_timestamp(value)
         if name == _ZONED_TIME:

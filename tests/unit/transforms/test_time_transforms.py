@@ -92,3 +92,24 @@ def test_simple_date_format_parse_errors_and_refusals() -> None:
         compile_parser("ww")
     with pytest.raises(ValueError, match="weekday"):
         compile_parser("d EEE")
+
+
+def test_timestamp_router_formats_the_record_timestamp_and_stops_without_one() -> None:
+    from connector.transforms.catalog import TRANSFORMS
+    from connector.transforms.headers import HeaderCodec
+    from connector.events.records import HeaderFormat
+
+    kind = TRANSFORMS["TimestampRouter"]
+    router = kind.build({k: v for k, v in kind.options.items() if v is not None}, HeaderCodec(HeaderFormat.JSON))
+    record = ConnectRecord("outbox.event.order", None, None, None, None, "x", [("h", b"1")], timestamp=1714979289123)
+    out = router.apply(record)
+    assert out is not None and (out.topic, out.value, out.headers, out.timestamp) == (
+        "outbox.event.order-20240506", "x", [("h", b"1")], 1714979289123)
+    with pytest.raises(ValueError, match="Timestamp missing on record"):
+        router.apply(ConnectRecord("dbserver1.db.t", None, None, None, None, "x", []))
+
+
+def test_values_beyond_python_datetime_stop_the_record_with_a_value_error() -> None:
+    tc = TimezoneConverter(parse_zone("+01:00"), None, None)
+    with pytest.raises(ValueError, match="outside the years"):
+        _after(tc, [10 ** 15, None, None])
