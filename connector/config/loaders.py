@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from connector.serde.cloudevents import CLOUDEVENTS_CONVERTER, cloudevents_options
 from connector.config.fields import BY_NAME, is_known
 from connector.config.registry import RegistryAccess, format_key_problems, registry_access, without_userinfo
 from connector.config.secret import is_sensitive
@@ -165,6 +166,8 @@ def load_connect_json(doc: dict, bootstrap: str | None, producer_overrides: dict
         conv = source.get(f"{side}.converter", "")
         if "AvroConverter" in conv:
             formats[side] = "avro"
+        elif conv.strip() == CLOUDEVENTS_CONVERTER and side == "value":
+            formats[side] = "cloudevents"
         schemas = source.get(f"{side}.converter.schemas.enable")
         if schemas is not None:
             formats[f"{side}.schemas.enable"] = schemas
@@ -191,8 +194,20 @@ def _kafka_settings(producer: dict[str, str], formats: dict[str, str], header_de
     key_format = formats.get("key", "json")
     value_format = formats.get("value", "json")
     for side, fmt in (("key", key_format), ("value", value_format)):
-        if fmt not in ("json", "avro"):
-            problems.append(f"debezium.format.{side}={fmt!r} is not supported; use json or avro")
+        if fmt not in ("json", "avro") and not (side == "value" and fmt == "cloudevents"):
+            problems.append(f"debezium.format.{side}={fmt!r} is not supported; use json or avro"
+                            + (" (or cloudevents for the value)" if side == "key" else ", or cloudevents"))
+    ce_data_schemas, ce_extensions = True, True
+    if value_format == "cloudevents":
+        # the converter's own options (debezium.format.value.<name>): checked here, none reaches the Avro checks
+        ce_options = {k[len("value."):]: formats.pop(k) for k in [k for k in formats if k.startswith("value.")]}
+        if "schemas.enable" in ce_options:
+            problems.append("debezium.format.value.schemas.enable: the CloudEvents converter does not read it; "
+                            "set debezium.format.value.json.schemas.enable (Connect JSON: "
+                            "value.converter.json.schemas.enable) for the schema of `data`")
+            del ce_options["schemas.enable"]
+        ce_data_schemas, ce_extensions, ce_problems = cloudevents_options(ce_options)
+        problems += ce_problems
     urls = {side: formats.get(f"{side}.schema.registry.url", formats.get("schema.registry.url"))
             for side in ("key", "value")}
     for side, fmt in (("key", key_format), ("value", value_format)):
@@ -218,6 +233,8 @@ def _kafka_settings(producer: dict[str, str], formats: dict[str, str], header_de
 
     def schemas(side: str) -> bool:
         text = formats.get(f"{side}.schemas.enable", formats.get("schemas.enable", "true"))
+        if side == "value" and value_format == "cloudevents":
+            return ce_data_schemas
         return text.strip().lower() != "false"
 
     return KafkaSettings(
@@ -231,6 +248,7 @@ def _kafka_settings(producer: dict[str, str], formats: dict[str, str], header_de
         value_schema_registry_url=urls["value"] if value_format == "avro" else None,
         key_registry_access=access["key"],
         value_registry_access=access["value"],
+        value_cloudevents_extensions=ce_extensions,
     )
 
 
