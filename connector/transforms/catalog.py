@@ -382,8 +382,8 @@ REFUSED_TRANSFORMS: dict[str, str] = {
 REFUSED_PREDICATES: dict[str, str] = {}
 
 # Options of implemented classes that binlog-cdc refuses, with the reason.
-_NO_TIMESTAMP = ("not implemented in binlog-cdc (a source record has no Kafka offset, and record timestamps are "
-                 "not modelled); remove it")
+_NO_TIMESTAMP = ("not implemented in binlog-cdc (a source record has no Kafka offset, and Debezium's records have "
+                 "no timestamp except after outbox.EventRouter); remove it")
 REFUSED_OPTIONS: dict[tuple[str, str], str] = {
     (cls, opt): _NO_TIMESTAMP for cls in ("InsertField$Key", "InsertField$Value")
     for opt in ("offset.field", "timestamp.field")}
