@@ -14,7 +14,7 @@ from typing import Mapping
 
 from connector.serde.cloudevents import CLOUDEVENTS_CONVERTER, cloudevents_options
 from connector.config.fields import BY_NAME, is_known
-from connector.config.registry import RegistryAccess, format_key_problems, registry_access, without_userinfo
+from connector.config.registry import RegistryAccess, format_option_problems, registry_access, without_userinfo
 from connector.config.secret import is_sensitive
 from connector.config.settings import KafkaSettings, Settings, build_settings
 from connector.errors import ConfigError
@@ -22,6 +22,16 @@ from connector.errors import ConfigError
 SOURCE_PREFIX = "debezium.source."
 PRODUCER_PREFIX = "debezium.sink.kafka.producer."
 FORMAT_PREFIX = "debezium.format."
+# Kafka Connect converter classes → binlog-cdc's format of that side ("": the side's default, JSON for key/value
+# and strings for headers); any other class is refused by name rather than written as JSON.
+_CONNECT_CONVERTERS = {
+    ("key", ""): "", ("key", "org.apache.kafka.connect.json.JsonConverter"): "json",
+    ("key", "io.confluent.connect.avro.AvroConverter"): "avro",
+    ("value", ""): "", ("value", "org.apache.kafka.connect.json.JsonConverter"): "json",
+    ("value", "io.confluent.connect.avro.AvroConverter"): "avro", ("value", CLOUDEVENTS_CONVERTER): "cloudevents",
+    ("header", ""): "", ("header", "org.apache.kafka.connect.storage.SimpleHeaderConverter"): "simple",
+    ("header", "org.apache.kafka.connect.json.JsonConverter"): "json",
+}
 # Debezium Server keeps offsets in a file unless told otherwise.
 SERVER_DEFAULT_OFFSETS_FILE = "data/offsets.dat"
 
@@ -162,19 +172,21 @@ def load_connect_json(doc: dict, bootstrap: str | None, producer_overrides: dict
     if bootstrap:
         producer["bootstrap.servers"] = bootstrap
     formats: dict[str, str] = {}
-    for side in ("key", "value"):
-        conv = source.get(f"{side}.converter", "")
-        if "AvroConverter" in conv:
-            formats[side] = "avro"
-        elif conv.strip() == CLOUDEVENTS_CONVERTER and side == "value":
-            formats[side] = "cloudevents"
-        schemas = source.get(f"{side}.converter.schemas.enable")
-        if schemas is not None:
-            formats[f"{side}.schemas.enable"] = schemas
+    class_problems: list[str] = []
+    for side in ("key", "value", "header"):
+        conv = source.get(f"{side}.converter", "").strip()
+        fmt = _CONNECT_CONVERTERS.get((side, conv))
+        if fmt is None:
+            class_problems.append(f"{side}.converter={conv}: binlog-cdc implements "
+                                  + ", ".join(c for s, c in _CONNECT_CONVERTERS if s == side and c)
+                                  + f"; use one of those or remove {side}.converter")
+        elif fmt:
+            formats[side] = fmt
         # the converter's own options (registry URL, credentials, TLS, ...): the same names as debezium.format.<side>.*
         prefix = f"{side}.converter."
-        formats.update({f"{side}.{k[len(prefix):]}": v for k, v in source.items()
-                        if k.startswith(prefix) and k[len(prefix):] != "schemas.enable"})
+        formats.update({f"{side}.{k[len(prefix):]}": v for k, v in source.items() if k.startswith(prefix)})
+    if class_problems:
+        raise ConfigError(class_problems)
     warnings = _unknown_source_warnings(source)
     # Kafka Connect's default header converter is SimpleHeaderConverter: raw strings.
     kafka = _kafka_settings(producer, formats, header_default="simple", warnings=warnings)
@@ -218,8 +230,8 @@ def _kafka_settings(producer: dict[str, str], formats: dict[str, str], header_de
     header_format = formats.get("header", header_default)
     if header_format not in ("json", "simple"):
         problems.append(f"debezium.format.header={header_format!r} is not supported; use json")
-    refused, unknown = format_key_problems(formats)
-    problems += refused
+    problems += format_option_problems(formats, {"key": key_format, "value": value_format, "header": header_format},
+                                       connect=header_default == "simple")
     access = {}
     for side, fmt in (("key", key_format), ("value", value_format)):
         access[side] = RegistryAccess()
@@ -229,7 +241,6 @@ def _kafka_settings(producer: dict[str, str], formats: dict[str, str], header_de
             problems += side_problems
     if problems:
         raise ConfigError(problems)
-    warnings.extend(unknown)
 
     def schemas(side: str) -> bool:
         text = formats.get(f"{side}.schemas.enable", formats.get("schemas.enable", "true"))
