@@ -103,10 +103,10 @@ def _insert(key: bool) -> Kind:
         if o["static.field"] and not o["static.value"]:
             raise ValueError("static.field needs static.value")
         return InsertField(Side(key), topic_field=o["topic.field"] or None, partition_field=o["partition.field"] or None,
-                           static_field=o["static.field"] or None, static_value=o["static.value"] or None,
+                           timestamp_field=o["timestamp.field"] or None, static_field=o["static.field"] or None, static_value=o["static.value"] or None,
                            replace_null_with_default=_bool("replace.null.with.default", o["replace.null.with.default"]))
 
-    return Kind({"topic.field": "", "partition.field": "", "static.field": "", "static.value": "",
+    return Kind({"topic.field": "", "partition.field": "", "timestamp.field": "", "static.field": "", "static.value": "",
                  "replace.null.with.default": "true"}, build)
 
 
@@ -382,8 +382,7 @@ REFUSED_TRANSFORMS: dict[str, str] = {
 REFUSED_PREDICATES: dict[str, str] = {}
 
 # Options of implemented classes that binlog-cdc refuses, with the reason.
-_NO_TIMESTAMP = ("not implemented in binlog-cdc (a source record has no Kafka offset, and Debezium's records have "
-                 "no timestamp except after outbox.EventRouter); remove it")
+_NO_OFFSET = ("not implemented in binlog-cdc (Kafka fills it for sink records only: a source record has no Kafka "
+              "offset); remove it")
 REFUSED_OPTIONS: dict[tuple[str, str], str] = {
-    (cls, opt): _NO_TIMESTAMP for cls in ("InsertField$Key", "InsertField$Value")
-    for opt in ("offset.field", "timestamp.field")}
+    (cls, "offset.field"): _NO_OFFSET for cls in ("InsertField$Key", "InsertField$Value")}

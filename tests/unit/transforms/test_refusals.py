@@ -152,7 +152,7 @@ OUTBOX = "io.debezium.transforms.outbox.EventRouter"
     ({"debezium.transforms": "r", "debezium.transforms.r.type": "org.apache.kafka.connect.transforms.RegexRouter",
       "debezium.transforms.r.regex": "a"}, "transforms.r.replacement is required by RegexRouter"),
     ({"debezium.transforms": "i", "debezium.transforms.i.type": "org.apache.kafka.connect.transforms.InsertField$Value",
-      "debezium.transforms.i.timestamp.field": "ts"}, "transforms.i.timestamp.field: not implemented in binlog-cdc"),
+      "debezium.transforms.i.offset.field": "o"}, "transforms.i.offset.field: not implemented in binlog-cdc"),
     ({"debezium.predicates": "p", "debezium.predicates.p.type":
       "org.apache.kafka.connect.transforms.predicates.TopicNameMatches"},
      "predicates.p.pattern is required by TopicNameMatches"),
