@@ -22,16 +22,9 @@ from connector.errors import ConfigError
 SOURCE_PREFIX = "debezium.source."
 PRODUCER_PREFIX = "debezium.sink.kafka.producer."
 FORMAT_PREFIX = "debezium.format."
-# Kafka Connect converter classes → binlog-cdc's format of that side ("": the side's default, JSON for key/value
-# and strings for headers); any other class is refused by name rather than written as JSON.
-_CONNECT_CONVERTERS = {
-    ("key", ""): "", ("key", "org.apache.kafka.connect.json.JsonConverter"): "json",
-    ("key", "io.confluent.connect.avro.AvroConverter"): "avro",
-    ("value", ""): "", ("value", "org.apache.kafka.connect.json.JsonConverter"): "json",
-    ("value", "io.confluent.connect.avro.AvroConverter"): "avro", ("value", CLOUDEVENTS_CONVERTER): "cloudevents",
-    ("header", ""): "", ("header", "org.apache.kafka.connect.storage.SimpleHeaderConverter"): "simple",
-    ("header", "org.apache.kafka.connect.json.JsonConverter"): "json",
-}
+# Kafka Connect converter classes (lower case, as refusals.py compares them) → binlog-cdc's format of that side.
+_CONNECT_CONVERTERS = {"org.apache.kafka.connect.json.jsonconverter": "json",
+                       "io.confluent.connect.avro.avroconverter": "avro", CLOUDEVENTS_CONVERTER.lower(): "cloudevents"}
 # Debezium Server keeps offsets in a file unless told otherwise.
 SERVER_DEFAULT_OFFSETS_FILE = "data/offsets.dat"
 
@@ -172,21 +165,14 @@ def load_connect_json(doc: dict, bootstrap: str | None, producer_overrides: dict
     if bootstrap:
         producer["bootstrap.servers"] = bootstrap
     formats: dict[str, str] = {}
-    class_problems: list[str] = []
-    for side in ("key", "value", "header"):
-        conv = source.get(f"{side}.converter", "").strip()
-        fmt = _CONNECT_CONVERTERS.get((side, conv))
-        if fmt is None:
-            class_problems.append(f"{side}.converter={conv}: binlog-cdc implements "
-                                  + ", ".join(c for s, c in _CONNECT_CONVERTERS if s == side and c)
-                                  + f"; use one of those or remove {side}.converter")
-        elif fmt:
+    for side in ("key", "value"):
+        # other classes, and header.converter, are refused by name in refusals.py
+        fmt = _CONNECT_CONVERTERS.get(source.get(f"{side}.converter", "").strip().lower())
+        if fmt and (fmt != "cloudevents" or side == "value"):
             formats[side] = fmt
         # the converter's own options (registry URL, credentials, TLS, ...): the same names as debezium.format.<side>.*
         prefix = f"{side}.converter."
         formats.update({f"{side}.{k[len(prefix):]}": v for k, v in source.items() if k.startswith(prefix)})
-    if class_problems:
-        raise ConfigError(class_problems)
     warnings = _unknown_source_warnings(source)
     # Kafka Connect's default header converter is SimpleHeaderConverter: raw strings.
     kafka = _kafka_settings(producer, formats, header_default="simple", warnings=warnings)
