@@ -70,9 +70,13 @@ REFUSALS: tuple[Refusal, ...] = (
     Refusal(r"header\.converter(\..+)?", "Kafka Connect JSON: headers are written by SimpleHeaderConverter; "
             "remove it (Debezium Server properties: debezium.format.header=json)",
             ("org.apache.kafka.connect.storage.simpleheaderconverter",)),
-    Refusal(r"(key|value)\.converter", "only JsonConverter and Confluent's AvroConverter are implemented "
-            "(CloudEvents, Protobuf, String converters are not); use one of them",
+    Refusal(r"key\.converter", "only JsonConverter and Confluent's AvroConverter are implemented for keys "
+            "(Protobuf, String converters are not); use one of them",
             ("org.apache.kafka.connect.json.jsonconverter", "io.confluent.connect.avro.avroconverter")),
+    Refusal(r"value\.converter", "only JsonConverter, Confluent's AvroConverter and Debezium's CloudEventsConverter "
+            "are implemented (Protobuf, String converters are not); use one of them",
+            ("org.apache.kafka.connect.json.jsonconverter", "io.confluent.connect.avro.avroconverter",
+             "io.debezium.converters.cloudeventsconverter")),
 )
 
 

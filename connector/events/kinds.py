@@ -56,7 +56,9 @@ class RecordKind(str, Enum):
 @dataclass(frozen=True, slots=True)
 class ConnectRecord:
     """A record as Kafka Connect's `SourceRecord` has it: what transforms see and converters serialise.
-    A null value is a tombstone; `partition=None` lets the producer's partitioner choose."""
+    A null value is a tombstone; `partition=None` lets the producer's partitioner choose. `timestamp` (epoch ms) is
+    what Connect calls the record timestamp: Debezium leaves it null except where the outbox EventRouter sets it,
+    and only transforms read it (TimestampRouter); the producer stamps what it sends."""
 
     topic: str
     partition: int | None
@@ -65,6 +67,7 @@ class ConnectRecord:
     value_schema: ConnectSchema | None
     value: Any
     headers: Headers = field(default_factory=list)
+    timestamp: int | None = None
 
 
 class LogicalRecord(Protocol):

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.conformance.compare import compare_dirs, first_difference, read_jsonl
-from tests.conformance.normalize import (mask_flat_source_ts, mask_notification, mask_watermarks, normalize_events,
-                                         normalize_history, normalize_offsets)
+from tests.conformance.normalize import (mask_cloudevent_ts, mask_flat_source_ts, mask_notification, mask_watermarks,
+                                         normalize_events, normalize_history, normalize_offsets)
 from tests.conformance.output import summarize
 from tests.conformance.reference import reference_dir
 
@@ -105,8 +105,10 @@ def test_masking_agrees_with_reference_normalizer(name):
 
     d = GOLDEN / name
     # beyond the reference's rules, ours also masks incremental-snapshot watermarks (random chunk ids)
-    # , a Flatten-ed change event's source timestamps and a notification's random id and timestamp
-    expected = [mask_notification(mask_flat_source_ts(mask_watermarks(e))) for e in reference(d / "events.jsonl")]
+    # , a Flatten-ed change event's source timestamps, a notification's random id and timestamp and a
+    # CloudEvent's time
+    expected = [mask_cloudevent_ts(mask_notification(mask_flat_source_ts(mask_watermarks(e))))
+                for e in reference(d / "events.jsonl")]
     assert ours(normalize_events(read_jsonl(d / "events.jsonl"))) == expected
     if (d / "offsets.json").exists():
         assert ours(normalize_offsets(json.loads((d / "offsets.json").read_text()))) == reference(d / "offsets.json")

@@ -60,6 +60,8 @@ def extra_props(golden: Path) -> tuple[str, ...]:
     extra += [f"{k}=" for k in mine if not k.startswith(RUNNER_OWNED) and k not in theirs]
     # JsonConverter without schemas (basic-schemaless): the runner maps these to debezium.format.*
     extra += [f"{k}={v}" for k, v in theirs.items() if k.endswith("converter.schemas.enable") and v != "true"]
+    # CloudEvents values (recorded with a copy of the harness whose DbzRef runs Debezium's CloudEventsConverter)
+    extra += [f"{k}={v}" for k, v in theirs.items() if k == "value.converter" and "CloudEventsConverter" in v]
     return tuple(extra)
 
 
