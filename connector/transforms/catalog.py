@@ -25,7 +25,7 @@ from connector.transforms.date_parse import compile_parser
 from connector.transforms.timestamp_router import TimestampRouter
 from connector.transforms.timezone import Rules, TimezoneConverter, parse_zone
 from connector.transforms.header_to_value import HeaderToValue
-from connector.transforms.partition_routing import PartitionRouting
+from connector.transforms.partition_routing import HASH_FUNCTIONS, PartitionRouting
 from connector.transforms.changed_fields import ExtractChangedRecordState
 from connector.transforms.routing import (SCHEMA_CHANGE_TYPES, Filter, HasHeaderKey, RecordIsTombstone, RegexRouter,
                                           SchemaChangeEventFilter, TopicNameMatches, java_regex, java_replacement)
@@ -300,10 +300,13 @@ def _partition_routing(o: Options, codec: HeaderCodec) -> PartitionRouting:
     num = o["partition.topic.num"].strip()
     if not num.isdigit() or int(num) < 1:
         raise ValueError(f"partition.topic.num={num!r} must be a positive integer")
-    if o["partition.hash.function"].strip().lower() != "java":
-        raise ValueError(f"partition.hash.function={o['partition.hash.function']!r}: only java is implemented in "
-                         "binlog-cdc (Debezium takes an unknown name as java); set java")
-    return PartitionRouting(_nonempty_list("partition.payload.fields", o["partition.payload.fields"]), int(num))
+    name = o["partition.hash.function"].strip().lower()
+    if name not in HASH_FUNCTIONS:
+        # Debezium silently falls back to java for an unknown name; a typo is refused here instead
+        raise ValueError(f"partition.hash.function={o['partition.hash.function']!r} must be one of "
+                         f"{', '.join(HASH_FUNCTIONS)}")
+    return PartitionRouting(_nonempty_list("partition.payload.fields", o["partition.payload.fields"]), int(num),
+                            HASH_FUNCTIONS[name])
 
 
 def _timezone(o: Options, codec: HeaderCodec) -> TimezoneConverter:

@@ -4,8 +4,9 @@
 `change` is `before` for a delete and `after` otherwise); a field that is missing or null is left out;
 with none left the record keeps its partition. The partition is the sum of the values' Java `hashCode`s
 (int arithmetic), sign bit cleared (Integer.MAX_VALUE counts as 0), modulo `partition.topic.num`.
-Records that are not change events, truncates, tombstones pass unchanged. Only the `java` hash function
-is implemented; a value whose Java hash is not a function of its content (bytes, structs) stops the run.
+Records that are not change events, truncates, tombstones pass unchanged. `partition.hash.function=murmur`
+hashes each value with Debezium's MurmurHash3 instead (see murmur3.py) and sums those the same way. A value
+whose Java hash is not a function of its content (bytes, structs) stops the run with either function.
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ from __future__ import annotations
 import math
 import struct as binary
 from decimal import Decimal
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from connector.events.kinds import ConnectRecord
 from connector.serde.connect_schema import DECIMAL_NAME, ConnectSchema, Type
+from connector.transforms.murmur3 import murmur_int, murmur_string
 from connector.transforms.structs import PerSchema, as_row
 
-__all__ = ["PartitionRouting", "java_hash"]
+__all__ = ["HASH_FUNCTIONS", "PartitionRouting", "java_hash", "murmur_hash"]
 
 _MASK = 0xFFFFFFFF
 
@@ -77,10 +79,23 @@ def java_hash(schema: ConnectSchema, value: Any) -> int:
                      "schema-dependent); route by a string, number or boolean field")
 
 
+def murmur_hash(schema: ConnectSchema, value: Any) -> int:
+    """`MurmurHash3.getInstance().hash(value)`: a String by its UTF-8 bytes, anything else by its `hashCode()`."""
+    if schema.type is Type.STRING:
+        return murmur_string(value)
+    return murmur_int(java_hash(schema, value))
+
+
+HashFunction = Callable[[ConnectSchema, Any], int]
+# Debezium's HashFunction.parse: names are trimmed and case-insensitive
+HASH_FUNCTIONS: dict[str, HashFunction] = {"java": java_hash, "murmur": murmur_hash}
+
+
 class PartitionRouting:
-    def __init__(self, paths: Sequence[str], partitions: int) -> None:
+    def __init__(self, paths: Sequence[str], partitions: int, hash_function: HashFunction = java_hash) -> None:
         self._paths = tuple(tuple(p.strip() for p in path.split(".")) for path in paths)
         self._partitions = partitions
+        self._hash = hash_function
         self._plans = PerSchema(self._plan)
 
     @staticmethod
@@ -122,7 +137,7 @@ class PartitionRouting:
         for path in self._paths:
             hit = self._value(schema, envelope, index, op, path)
             if hit is not None:
-                total = _int32(total + java_hash(*hit))
+                total = _int32(total + self._hash(*hit))
                 found = True
         if not found:
             return record

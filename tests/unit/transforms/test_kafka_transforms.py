@@ -189,9 +189,6 @@ def test_partition_routing_java_hash_codes() -> None:
     assert java_hash(dec, Decimal("1.50")) == 31 * 150 + 2
     with pytest.raises(ValueError, match="no content hash"):
         java_hash(ConnectSchema(Type.BYTES), b"x")
-    with pytest.raises(ValueError, match="only java is implemented"):
-        build("partitions.PartitionRouting", **{"partition.payload.fields": "after.id", "partition.topic.num": "3",
-                                                 "partition.hash.function": "murmur"})
 
 
 def test_insert_field_timestamp_is_the_connect_timestamp_or_null_as_kafka() -> None:
