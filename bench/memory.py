@@ -192,24 +192,32 @@ def run(work: Path, args: argparse.Namespace) -> int:
                 with conn.cursor() as cur:
                     cur.execute(f"INSERT INTO big SELECT seq, seq * 7, CONCAT('row-', seq) FROM seq_1_to_{args.rows}")
 
-            def blob_rows() -> None:
+            def blob_inserts() -> None:
                 with conn.cursor() as cur:
                     # REPEAT of a per-row MD5: 32 bytes x blob_bytes/32, built by the server (no 16 MB packets
-                    # from the client); the updates change a small column, the row images carry the BLOB.
+                    # from the client).
                     for i in range(1, args.blobs + 1):
                         cur.execute("INSERT INTO blobs VALUES (%s, 0, REPEAT(MD5(%s), %s))", (i, i, blob_bytes // 32))
+
+            def blob_updates() -> None:
+                with conn.cursor() as cur:
+                    # A small column changes; the full row images (before and after) carry the BLOB twice.
                     for i in range(1, args.blob_updates + 1):
                         cur.execute("UPDATE blobs SET version = 1 WHERE id = %s", (i,))
 
             phases.append(measure("one_transaction", proc.pid, sampler, reader, big, args.rows,
                                   one_big_transaction, args.timeout))
-            phases.append(measure("blobs", proc.pid, sampler, reader, blobs, args.blobs + args.blob_updates,
-                                  blob_rows, args.timeout))
+            phases.append(measure("blob_inserts", proc.pid, sampler, reader, blobs, args.blobs,
+                                  blob_inserts, args.timeout))
+            if args.blob_updates:
+                phases.append(measure("blob_updates", proc.pid, sampler, reader, blobs,
+                                      args.blobs + args.blob_updates, blob_updates, args.timeout))
             conn.close()
         finally:
             reader.stop_requested.set()
             rc = proc.stop()
-            reader.join(10)
+            if reader.is_alive():
+                reader.join(10)
         if rc != 0:
             print(f"connector exit code {rc}:\n{proc.log_tail()}", flush=True)
     return report(phases, reader, args)
@@ -217,14 +225,15 @@ def run(work: Path, args: argparse.Namespace) -> int:
 
 def report(phases: list[dict[str, Any]], reader: Counting, args: argparse.Namespace) -> int:
     duplicates = sum(n - 1 for n in reader.seen.values() if n > 1)
-    complete = all(p["records"] == p["expected"] for p in phases) and len(phases) == 2
+    complete = all(p["records"] == p["expected"] for p in phases) and len(phases) == 2 + bool(args.blob_updates)
     summary = {"rows": args.rows, "blobs": args.blobs, "blob_updates": args.blob_updates, "blob_mb": args.blob_mb,
                **{f"{p['phase']}_rss_mb_peak": p["rss_mb_peak"] for p in phases},
                **{f"{p['phase']}_records": p["records"] for p in phases},
                "rss_mb_peak": max((p["rss_mb_peak"] for p in phases), default=None),
                "duplicates": duplicates, "bad_blobs": reader.bad_blobs,
                "exactly_once": complete and duplicates == 0 and reader.bad_blobs == 0,
-               "under_200_mb": all(p["rss_mb_peak"] < 200 for p in phases)}
+               "under_200_mb": all(p["rss_mb_peak"] < 200 for p in phases),
+               "load1": os.getloadavg()[0]}
     print(json.dumps(summary), flush=True)
     return 0 if summary["exactly_once"] else 1
 
