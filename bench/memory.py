@@ -2,13 +2,13 @@
 """Memory: the connector's (`binlog-cdc run`, a child process) peak RSS while streaming big transactions and rows.
 
 A private MariaDB (max_allowed_packet raised for the BLOBs) and Tansu broker are started and the connector
-streams two phases, each measured on its own (the kernel's peak, VmHWM, is reset between them through
+streams three phases, each measured on its own (the kernel's peak, VmHWM, is reset between them through
 /proc/PID/clear_refs, and a sampler reads VmRSS every 20 ms as a cross-check):
 
 1. one transaction of `--rows` row changes (default 1,000,000: one INSERT ... SELECT from MariaDB's sequence
    engine, so one transaction of many ROWS events);
-2. `--blobs` rows carrying a `--blob-mb` MB LONGBLOB (default 24 of 16 MB), one transaction each, then
-   `--blob-updates` UPDATEs of a small column of such rows (a full row image holds the BLOB twice: before and
+2. `--blobs` rows carrying a `--blob-mb` MB LONGBLOB (default 24 of 16 MB), one transaction each;
+3. `--blob-updates` UPDATEs of a small column of such rows (a full row image holds the BLOB twice: before and
    after), one transaction each.
 
 A consumer counts the records of each topic by key: every change must arrive exactly once, and every BLOB
