@@ -9,6 +9,7 @@ The flow, as the imports run (each arrow is "hands its output to"):
                  loop, pause)                                       schemas,    serde/ converters;                  committer,
     snapshot/ (initial, chunks, incremental) ── op=r ──► dispatch/  record     the JSON fast path)                  stores)
     streaming/heartbeat ──────────────────── heartbeat ──► dispatch/  kinds)
+    notifications/ (log line; sink) ── snapshot progress ──► dispatch/
 
     converters/  column type → Connect value, used by events/ per table version
     transforms/  single message transforms and predicates, compiled per schema, run by dispatch/encoder
@@ -30,6 +31,7 @@ __all__ = [
     "events",
     "java",
     "kafka",
+    "notifications",
     "offsets",
     "ops",
     "schema",

@@ -59,6 +59,9 @@ class SnapshotSource(Protocol):
 
     def snapshot(self, *, with_data: bool = True, recovery_offset: SourceOffset | None = None) -> SourceOffset: ...
 
+    def skipped(self) -> None:
+        """No snapshot at this start (Debezium's snapshotter wants neither schema nor data): it says so."""
+
 
 class SnapshotRemainder(Protocol):
     """What an interrupted initial snapshot still has to read, as an incremental snapshot (snapshot/remainder.py);
@@ -128,6 +131,8 @@ class Coordinator:
         if decision.message:
             (log.info if action in (Action.RECOVER_SCHEMA, Action.STREAM_FROM_OLDEST) else log.warning)(
                 "%s", decision.message)
+        if action in (Action.STREAM, Action.STREAM_FROM_OLDEST):
+            self._snapshots.skipped()  # as Debezium's snapshot source when it takes neither schema nor data
         if action is Action.STREAM_FROM_OLDEST:
             self._env.reset_history()
             return SourceOffset(file=self._env.oldest_binlog(), pos=4)

@@ -47,6 +47,7 @@ from connector.ops.status import StatusFile
 from connector.schema.live import LiveSchema
 from connector.schema.tracker import build_schema_tracker
 from connector.shutdown import ShutdownToken
+from connector.notifications.service import InitialNotifications, Notifier, build_notifier
 from connector.signals.wiring import signal_emitter
 from connector.streaming.loop import EventReader
 from connector.streaming.source import BinlogStreamingSource
@@ -205,15 +206,17 @@ class Daemon:
         self._writer, self._dispatcher, self._committer = writer, dispatcher, committer
         metrics = self._start_metrics(dispatcher)
         poller = self._poller = AckPoller(writer).start()
+        sig = s.signals
+        notifier = build_notifier(sig.notification_channels, s.topics.prefix, sig.notification_topic, dispatcher)
         snapshots = InitialSnapshotSource(s, params, info, schema, table_filter, dispatcher, self.token,
                                           self.snapshot_metrics, housekeeping=self._housekeeping,
-                                          on_start=self._snapshot_started)
+                                          on_start=self._snapshot_started, notifier=notifier)
         streaming = BinlogStreamingSource(s, params, info, dispatcher, self.stats, self.token,
                                           housekeeping=self._housekeeping,
                                           committed=lambda: committer.last_committed, on_reader=self._reader_open,
                                           signals=signal_emitter(s, params, dispatcher,
                                                                  _SnapshotEmitter(dispatcher, self._housekeeping),
-                                                                 self.token, self.snapshot_metrics))
+                                                                 self.token, self.snapshot_metrics, notifier))
         coordinator = Coordinator(self.policy, stored, ServerStart(s, info, ctl, schema, live, table_filter),
                                   snapshots, streaming, self.token, resume_enabled=s.snapshot.resume_enabled,
                                   remainder=snapshot_remainder(s, schema, table_filter),
@@ -312,11 +315,13 @@ class InitialSnapshotSource:
 
     def __init__(self, settings: Settings, params: ConnectionParams, info: dbconn.ServerInfo, schema: Any,
                  table_filter: TableFilter, dispatcher: Dispatcher, token: ShutdownToken, metrics: SnapshotMetrics,
-                 *, housekeeping: Callable[[], None], on_start: Callable[[], None]) -> None:
+                 *, housekeeping: Callable[[], None], on_start: Callable[[], None],
+                 notifier: Notifier | None = None) -> None:
         self._s, self._params, self._info = settings, params, info
         self._schema, self._filter, self._dispatcher = schema, table_filter, dispatcher
         self._token, self._metrics = token, metrics
         self._housekeeping, self._on_start = housekeeping, on_start
+        self._notifier = notifier
 
     def snapshot(self, *, with_data: bool = True, recovery_offset: SourceOffset | None = None,
                  ) -> SourceOffset:
@@ -340,7 +345,7 @@ class InitialSnapshotSource:
             SnapshotOptions(locking_mode=ss.locking_mode, lock_timeout_ms=ss.lock_timeout_ms, queries=queries,
                             max_threads=ss.max_threads, resumable=ss.resume_enabled, with_data=with_data),
             SnapshotStart(recovery_offset=recovery_offset),
-            self._metrics)
+            self._metrics, self._initial_notifications())
         if ss.delay_ms and recovery_offset is None:
             log.info("snapshot.delay.ms: waiting %d ms before the snapshot starts", ss.delay_ms)
             self._token.wait(ss.delay_ms / 1000)
@@ -351,6 +356,19 @@ class InitialSnapshotSource:
         # With no data (no_data mode, or empty tables) no record may carry the completed offset: record it anyway.
         dispatcher.tracker.observe(result.offset.to_map())
         return result.offset
+
+
+    def skipped(self) -> None:
+        self._metrics.snapshot_skipped()
+        notifications = self._initial_notifications()
+        if notifications is not None:
+            notifications.skipped()
+
+    def _initial_notifications(self) -> InitialNotifications | None:
+        if self._notifier is None or not self._notifier.enabled:
+            return None
+        signals = self._s.signals.data_collection
+        return InitialNotifications(self._notifier, TableId.parse_identifier(signals) if signals else None)
 
 
 class _SnapshotEmitter:

@@ -35,6 +35,7 @@ from connector.streaming.handler import EventSource
 from schema_history.model import TableId
 from snapshot.chunks import ChunkReader
 from snapshot.emitter import SnapshotEmitter
+from snapshot.initial import InitialProgress
 from snapshot.metrics import SnapshotMetrics
 from snapshot.plan import SnapshotQueries, TableRead, plan_snapshot
 from snapshot.scan import marker, row_writer
@@ -87,7 +88,8 @@ def checked_statement(text: str, table_id: TableId) -> str:
 class BlockingSnapshot:
     def __init__(self, connect: Callable[[], pymysql.connections.Connection], emitter: BlockingEmitter,
                  tables: Callable[[], list[TableId]], queries: SnapshotQueries, fetch_size: int = 2000,
-                 should_stop: Callable[[], bool] = lambda: False, metrics: SnapshotMetrics | None = None) -> None:
+                 should_stop: Callable[[], bool] = lambda: False, metrics: SnapshotMetrics | None = None,
+                 progress: InitialProgress | None = None) -> None:
         self._connect = connect
         self._emitter = emitter
         self._tables = tables
@@ -95,6 +97,10 @@ class BlockingSnapshot:
         self._fetch_size = fetch_size
         self._should_stop = should_stop
         self._metrics = metrics if metrics is not None else SnapshotMetrics()
+        # Debezium runs a blocking snapshot through its initial snapshot's code: the same "Initial Snapshot"
+        # notifications (STARTED even when no table matches, per table, COMPLETED or ABORTED)
+        self._progress = progress
+        self._current: TableId | None = None  # the table being read, named by a SQL_EXCEPTION notification
 
     def tables_for(self, action: ExecuteSnapshot) -> list[TableId]:
         patterns = [re.compile(p, re.IGNORECASE) for p in action.data_collections]
@@ -105,36 +111,61 @@ class BlockingSnapshot:
         tables = self.tables_for(action)
         log.info("signal '%s': blocking snapshot of %s; streaming paused at %s:%d", action.id,
                  ", ".join(t.dotted() for t in tables) or "no captured table", offset.file, offset.pos)
+        progress = self._progress
+        if progress is not None:
+            progress.started()
         if not tables:
+            if progress is not None:
+                progress.finished(aborted=False)
             return
         self._emitter.replay_snapshot_schema(tables)
         metrics = self._metrics
         metrics.started()
         metrics.tables(tables)
+        if progress is not None:
+            progress.tables(tables, tables)
+            metrics.progress = progress
+        try:
+            self._run(action, tables, source, offset)
+        finally:
+            metrics.progress = None
+
+    def _run(self, action: ExecuteSnapshot, tables: list[TableId], source: EventSource, offset: SourceOffset
+             ) -> None:
+        metrics = self._metrics
         started = time.monotonic()
         try:
             conn = self._connect()
         except pymysql.err.MySQLError as exc:
-            metrics.finished(aborted=True)
+            self._finished(aborted=True)
             log.warning("signal '%s': blocking snapshot not completed (%s); streaming resumes", action.id, exc)
             return
         try:
             rows = self._read(conn, action, tables, source, offset)
-            metrics.finished()
+            self._finished(aborted=False)
             log.info("signal '%s': blocking snapshot completed, %d rows in %.1f s; streaming resumes", action.id,
                      rows, time.monotonic() - started)
         except InterruptedError:
-            metrics.finished(aborted=True)
+            self._finished(aborted=True)
             log.warning("signal '%s': blocking snapshot interrupted by shutdown; as in Debezium it is not resumed "
                         "at the next start: send the signal again", action.id)
         except (StatementRejected, pymysql.err.MySQLError, ValueError) as exc:
-            metrics.finished(aborted=True)
+            sql_failure = isinstance(exc, (StatementRejected, pymysql.err.MySQLError))  # not a value's error
+            if sql_failure and self._current is not None and self._progress is not None:
+                self._progress.table_failed(self._current)
+            self._finished(aborted=True)
             log.warning("signal '%s': blocking snapshot not completed (%s); streaming resumes", action.id, exc)
         finally:
+            self._current = None
             try:
                 conn.close()
             except pymysql.err.Error:
                 pass
+
+    def _finished(self, aborted: bool) -> None:
+        self._metrics.finished(aborted=aborted)
+        if self._progress is not None:
+            self._progress.finished(aborted=aborted)
 
     def _reads(self, conn: pymysql.connections.Connection, action: ExecuteSnapshot,
                tables: list[TableId]) -> list[tuple[TableRead, StatementRejected | None]]:
@@ -176,10 +207,15 @@ class BlockingSnapshot:
         count, total = len(reads), 0
         for t_index, (read, refused) in enumerate(reads):
             if refused is not None:
-                raise refused  # where Debezium's query fails: the tables before it were sent
+                # where Debezium's query fails: the tables before it were sent, this one is named in progress
+                if self._progress is not None:
+                    self._progress.table_started(read.table_id)
+                self._current = read.table_id
+                raise refused
             log.info("Exporting data from table '%s' (%d of %d tables)", read.table_id.dotted(), t_index + 1, count)
             reader = ChunkReader(conn, read.scan, self._fetch_size, read.streaming)
             self._metrics.table_started(read.table_id, read.estimate or 0)
+            self._current = read.table_id
             try:
                 emit_table = row_writer(self._emitter, read.table_id, reader.open())
                 r_index = 0
@@ -195,6 +231,7 @@ class BlockingSnapshot:
                         raise InterruptedError("blocking snapshot interrupted by shutdown")
                 if pending is not None:
                     pending = pending[:5] + (True,)
+                self._current = None
                 self._metrics.table_completed(read.table_id, r_index)
                 total += r_index
             finally:

@@ -38,7 +38,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Protocol, Sequence
 
 import pymysql
 
@@ -103,29 +103,58 @@ class SnapshotResult:
     rows: int
 
 
+class InitialProgress(Protocol):
+    """Told what the snapshot does, as Debezium's InitialSnapshotNotificationService is
+    (connector/notifications/service.py: InitialNotifications); per table through `SnapshotMetrics.progress`."""
+
+    def started(self) -> None: ...
+    def tables(self, captured: Sequence[TableId], snapshotted: Sequence[TableId]) -> None: ...
+    def table_started(self, table_id: TableId) -> None: ...
+    def table_completed(self, table_id: TableId, rows: int) -> None: ...
+    def table_failed(self, table_id: TableId) -> None: ...
+    def finished(self, aborted: bool) -> None: ...
+
+
 class InitialSnapshot:
     def __init__(self, source: SnapshotSource, emitter: SnapshotEmitter, options: SnapshotOptions = SnapshotOptions(),
-                 start: SnapshotStart = SnapshotStart(), metrics: SnapshotMetrics | None = None) -> None:
+                 start: SnapshotStart = SnapshotStart(), metrics: SnapshotMetrics | None = None,
+                 progress: InitialProgress | None = None) -> None:
         self._source = source
         self._emitter = emitter
         self._options = options
         self._start = start
         self.metrics = metrics or SnapshotMetrics()
+        self._progress = progress
 
     def run(self, should_stop: Callable[[], bool] = lambda: False) -> SnapshotResult:
         """Takes the snapshot; InterruptedError when `should_stop` turns true."""
         conn = self._source.connect()
         self.metrics.started()
-        run = _Run(self._source, self._emitter, self._options, self._start, self.metrics, should_stop, conn)
+        progress = self._progress
+        if progress is not None:
+            progress.started()
+            self.metrics.progress = progress
+        run = _Run(self._source, self._emitter, self._options, self._start, self.metrics, should_stop, conn,
+                   progress)
         try:
             result = run.recovery() if self._start.recovery_offset is not None else run.snapshot()
-        except BaseException:
+        except BaseException as exc:
+            reading = self.metrics.reading()
+            # Debezium names the table whose SELECT failed (SQL_EXCEPTION) before ABORTED; with parallel readers
+            # only one failed table is named (the others were read beside it)
+            if progress is not None and isinstance(exc, pymysql.err.MySQLError) and len(reading) == 1:
+                progress.table_failed(reading[0])
             self.metrics.finished(aborted=True)
+            if progress is not None:
+                progress.finished(aborted=True)
             raise
         finally:
+            self.metrics.progress = None
             close_all(run.readers)
             conn.close()
         self.metrics.finished()
+        if progress is not None:
+            progress.finished(aborted=False)
         return result
 
 
@@ -134,9 +163,10 @@ class _Run:
 
     def __init__(self, source: SnapshotSource, emitter: SnapshotEmitter, options: SnapshotOptions,
                  start: SnapshotStart, metrics: SnapshotMetrics, should_stop: Callable[[], bool],
-                 conn: pymysql.connections.Connection) -> None:
+                 conn: pymysql.connections.Connection, progress: InitialProgress | None = None) -> None:
         self.source, self.emitter, self.options, self.start = source, emitter, options, start
         self.metrics = metrics
+        self.progress = progress
         self.conn = conn
         self.cur = conn.cursor()
         self.schema = SchemaReader(self.cur, emitter)
@@ -244,6 +274,8 @@ class _Run:
             return 0, None
         reads = self.plan(captured)
         self.metrics.tables([r.table_id for r in reads])
+        if self.progress is not None:
+            self.progress.tables(captured, [r.table_id for r in reads])
         if self.readers:
             log.info("Snapshot step 7 - Snapshotting data of %d table(s) with %d reader(s)", len(reads),
                      len(self.readers) + 1)

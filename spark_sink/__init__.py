@@ -26,11 +26,12 @@ from spark_sink.reader import (DecodeOptions, decode_batch, decode_split, discov
                                history_schemas, read_changes, read_kafka, split_records)
 from spark_sink.semantic_types import TimeMode
 from spark_sink.targets import DeltaTarget, ParquetTarget, SparkDeltaTarget, Target, read_current
-from spark_sink.wire import HttpSchemaRegistry, SchemaRegistry, ValueFormat
+from spark_sink.registry import HttpSchemaRegistry, RegistryConfig
+from spark_sink.wire import SchemaRegistry, ValueFormat
 
 __all__ = [
     "ApplyResult", "ConnectField", "DecodeOptions", "DeltaTarget", "HttpSchemaRegistry",
-    "KAFKA_COLUMNS", "KafkaDataSource", "META_COLUMNS", "ParquetTarget", "SchemaRegistry",
+    "KAFKA_COLUMNS", "KafkaDataSource", "META_COLUMNS", "ParquetTarget", "RegistryConfig", "SchemaRegistry",
     "SparkDeltaTarget", "TableLayout", "Target", "TimeMode", "ValueFormat", "apply_changes",
     "decode_batch", "decode_split", "discover_versions", "from_avro", "from_connect_json",
     "history_schemas", "latest_per_key", "read_changes", "read_current", "read_kafka",

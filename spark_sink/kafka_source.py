@@ -9,7 +9,9 @@ timestamp, timestampType, headers. Options use the JVM source's names: ``subscri
 
 With ``splitValues`` (``json``, ``json-schemaless`` or ``avro``) the source yields split rows
 (``SPLIT_SCHEMA``) instead: each value cut into schema version key, schema text (first record
-of a version per input partition only) and body while it is read. The sink's decoder takes
+of a version per input partition only) and body while it is read. Avro needs the registry
+(``schema.registry.url`` and the other ``registry.REGISTRY_OPTION_NAMES``, AvroConverter's
+names): its bodies are transcoded to JSON payloads while read (``wire.ValueSplitter``). The sink's decoder takes
 those rows as it takes Spark's split of raw rows; the split costs the reader a ``memcmp`` per
 record and ships a quarter of the bytes of a JsonConverter value to the JVM.
 
@@ -34,6 +36,7 @@ from pyspark.sql import types as T
 from pyspark.sql.datasource import (DataSource, DataSourceReader, DataSourceStreamReader,
                                     InputPartition)
 
+from spark_sink.registry import REGISTRY_OPTION_NAMES, HttpSchemaRegistry, RegistryConfig
 from spark_sink.wire import ValueFormat, ValueSplitter
 
 __all__ = ["KafkaDataSource", "KafkaOptions", "KAFKA_SCHEMA", "SPLIT_SCHEMA", "SOURCE_NAME"]
@@ -87,6 +90,7 @@ class KafkaOptions:
     eof_timeout_s: float = 30.0
     split_values: ValueFormat | None = None
     client: Mapping[str, str] = field(default_factory=dict)
+    registry: Mapping[str, str] = field(default_factory=dict)  # AvroConverter-named registry options
 
     @classmethod
     def parse(cls, options: Mapping[str, str]) -> "KafkaOptions":
@@ -102,13 +106,19 @@ class KafkaOptions:
         if bool(topics) == bool(pattern):
             problems.append("give exactly one of subscribe (comma list) or subscribePattern (regex)")
         known = {"subscribe", "subscribepattern", "startingoffsets", "endingoffsets",
-                 "maxoffsetspertrigger", "eoftimeoutseconds", "path", "splitvalues"}
+                 "maxoffsetspertrigger", "eoftimeoutseconds", "path", "splitvalues", *REGISTRY_OPTION_NAMES}
         unknown = sorted(k for k in lower if not k.startswith("kafka.") and k not in known)
         if unknown:
             problems.append(f"unrecognized options: {', '.join(unknown)}")
         formats = [f.value for f in ValueFormat]
         if lower.get("splitvalues") not in (None, *formats):
             problems.append(f"splitValues must be one of {', '.join(formats)}")
+        registry = {k: v for k, v in lower.items() if k in REGISTRY_OPTION_NAMES}
+        if lower.get("splitvalues") == ValueFormat.AVRO.value:
+            try:
+                RegistryConfig.parse(registry)  # checked here, on the driver, before any task starts
+            except ValueError as bad:
+                problems.append(f"splitValues=avro: {bad}")
         if problems:
             raise ValueError(f"{SOURCE_NAME}: " + "; ".join(problems))
         limit = lower.get("maxoffsetspertrigger")
@@ -116,7 +126,7 @@ class KafkaOptions:
         return cls(servers, topics, pattern, lower.get("startingoffsets", "earliest"),
                    lower.get("endingoffsets", "latest"), int(limit) if limit else None,
                    float(lower.get("eoftimeoutseconds", "30")), split_values=ValueFormat(split) if split else None,
-                   client=client)
+                   client=client, registry=registry)
 
     def consumer_config(self) -> dict[str, Any]:
         return {
@@ -244,7 +254,9 @@ def _read_range(options: KafkaOptions, part: _Range) -> Iterator[pa.RecordBatch]
     try:
         consumer.assign([TopicPartition(part.topic, part.partition, part.start)])
         schema = _SPLIT_ARROW_SCHEMA if options.split_values else _ARROW_SCHEMA
-        split = ValueSplitter(options.split_values) if options.split_values else None
+        registry = HttpSchemaRegistry.from_options(options.registry) \
+            if options.split_values is ValueFormat.AVRO else None
+        split = ValueSplitter(options.split_values, registry) if options.split_values else None
         cols: dict[str, list] = {n: [] for n in schema.names}
         position = part.start
         quiet_since = time.monotonic()

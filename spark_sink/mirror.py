@@ -25,6 +25,7 @@ from pyspark.sql import DataFrame, SparkSession
 
 from spark_sink.applier import apply_changes
 from spark_sink.reader import DecodeOptions, history_schemas, read_kafka
+from spark_sink.registry import RegistryConfig
 from spark_sink.semantic_types import TimeMode
 from spark_sink.targets import DeltaTarget, ParquetTarget, SparkDeltaTarget, Target
 from spark_sink.wire import ValueFormat
@@ -61,7 +62,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--checkpoint", required=True, help="Spark checkpoint directory")
     p.add_argument("--format", type=TargetFormat, default=TargetFormat.DELTA, choices=list(TargetFormat))
     p.add_argument("--value-format", type=ValueFormat, default=ValueFormat.JSON, choices=list(ValueFormat))
-    p.add_argument("--schema-registry-url")
+    p.add_argument("--schema-registry-url", help="avro: the registry the AvroConverter wrote to")
+    p.add_argument("--schema-registry-option", action="append", default=[], metavar="KEY=VALUE",
+                   help="avro: registry option with AvroConverter's name, e.g. basic.auth.user.info=u:p, "
+                        "schema.registry.ssl.truststore.location=ca.pem (repeatable)")
     p.add_argument("--schema-change-topic",
                    help="json-schemaless: the schema-change topic (= topic.prefix) the row schemas come from")
     p.add_argument("--soft-delete", action="store_true", help="keep deleted rows with __deleted=true")
@@ -81,12 +85,18 @@ def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     spark = spark or SparkSession.builder.appName("binlog-cdc mirror").getOrCreate()
     decode = DecodeOptions(value_format=args.value_format, schema_registry_url=args.schema_registry_url,
+                           registry_options=dict(kv.split("=", 1) for kv in args.schema_registry_option),
                            time_mode=TimeMode.MICROS)
     make_target = _TARGETS[args.format]
     kafka_options = dict(kv.split("=", 1) for kv in args.kafka_option)
 
     if args.value_format is ValueFormat.JSON_SCHEMALESS and not args.schema_change_topic:
         raise SystemExit("--value-format json-schemaless needs --schema-change-topic")
+    if args.value_format is ValueFormat.AVRO:
+        try:  # refuse a missing URL or a misspelt option now, not in the first batch
+            RegistryConfig.parse(decode.registry_settings())
+        except ValueError as bad:
+            raise SystemExit(f"--value-format avro: {bad} (--schema-registry-url, --schema-registry-option)")
 
     def apply(batch: DataFrame, batch_id: int) -> None:
         options = decode
@@ -102,7 +112,8 @@ def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -
 
     stream = read_kafka(spark, args.bootstrap_servers, topic_pattern=args.topics_pattern,
                         starting_offsets=args.starting_offsets, split_values=args.value_format,
-                        max_offsets_per_trigger=args.max_offsets_per_trigger, kafka_options=kafka_options)
+                        max_offsets_per_trigger=args.max_offsets_per_trigger, kafka_options=kafka_options,
+                        registry_options=decode.registry_settings())
     writer = stream.writeStream.option("checkpointLocation", args.checkpoint).foreachBatch(apply)
     if args.once:
         writer = writer.trigger(once=True)

@@ -23,7 +23,8 @@ from spark_sink.decoder import RecordDecoder, TableLayout
 from spark_sink.json_decode import decode_json, split_json, union_row
 from spark_sink.kafka_source import SOURCE_NAME, SPLIT_SCHEMA, KafkaDataSource
 from spark_sink.semantic_types import TimeMode
-from spark_sink.wire import HttpSchemaRegistry, SchemaRegistry, ValueFormat, ValueSplitter, wire_reader
+from spark_sink.registry import HttpSchemaRegistry
+from spark_sink.wire import SchemaRegistry, ValueFormat, ValueSplitter, wire_reader
 
 __all__ = ["DecodeOptions", "read_kafka", "split_records", "discover_versions", "decode_split",
            "decode_batch", "decode_with", "read_changes", "history_schemas", "jvm_kafka_available"]
@@ -37,17 +38,29 @@ class DecodeOptions:
 
     value_format: ValueFormat = ValueFormat.JSON
     schema_registry_url: str | None = None
-    """Confluent Schema Registry URL, required for ``avro``."""
+    """Confluent Schema Registry URL(s), required for ``avro``."""
+    registry_options: Mapping[str, str] = field(default_factory=dict)
+    """More registry options with AvroConverter's names: ``basic.auth.user.info``,
+    ``schema.registry.ssl.truststore.location``, ... (``registry.REGISTRY_OPTION_NAMES``)."""
     registry: SchemaRegistry | None = None
     """Alternative to the URL: any object with ``schema(id) -> str`` (picklable)."""
     time_mode: TimeMode = TimeMode.INTERVAL
     schemas: Mapping[str, ConnectField] = field(default_factory=dict)
     """Per topic: row schema for ``json-schemaless`` (see ``ddl_schema.schemas_from_history``)."""
 
+    def registry_settings(self) -> dict[str, str]:
+        """The registry options in AvroConverter's names, URL included."""
+        url = {"schema.registry.url": self.schema_registry_url} if self.schema_registry_url else {}
+        return {**self.registry_options, **url}
+
+    def schema_registry(self) -> SchemaRegistry | None:
+        if self.registry is not None:
+            return self.registry
+        settings = self.registry_settings()
+        return HttpSchemaRegistry.from_options(settings) if settings else None
+
     def wire(self) -> Any:
-        registry = self.registry or (HttpSchemaRegistry(self.schema_registry_url)
-                                     if self.schema_registry_url else None)
-        return wire_reader(ValueFormat(self.value_format), registry, self.schemas)
+        return wire_reader(ValueFormat(self.value_format), self.schema_registry(), self.schemas)
 
 
 def jvm_kafka_available(spark: SparkSession) -> bool:
@@ -64,12 +77,15 @@ def read_kafka(spark: SparkSession, bootstrap_servers: str, *, topics: Sequence[
                topic_pattern: str | None = None, starting_offsets: str = "earliest",
                ending_offsets: str = "latest", max_offsets_per_trigger: int | None = None,
                kafka_options: Mapping[str, str] | None = None, streaming: bool = True,
-               use_jvm: bool | None = None, split_values: ValueFormat | str | None = None) -> DataFrame:
+               use_jvm: bool | None = None, split_values: ValueFormat | str | None = None,
+               registry_options: Mapping[str, str] | None = None) -> DataFrame:
     """Raw Kafka rows (key, value, topic, partition, offset, timestamp, timestampType, headers).
 
     With `split_values` (the topics' value format), split rows (``SPLIT_SCHEMA``) instead, as
     ``split_records`` makes them: the Python source splits while reading (cheaper than any
-    later pass: the JVM never sees the repeated schema text), the JVM source by expressions."""
+    later pass: the JVM never sees the repeated schema text), the JVM source by expressions.
+    Avro needs `registry_options` (``schema.registry.url`` and AvroConverter's other names)."""
+    registry = dict(registry_options or {})
     options: dict[str, str] = {"kafka.bootstrap.servers": bootstrap_servers,
                                "kafka.isolation.level": "read_committed",
                                "startingOffsets": starting_offsets}
@@ -91,18 +107,20 @@ def read_kafka(spark: SparkSession, bootstrap_servers: str, *, topics: Sequence[
         fmt = SOURCE_NAME
         if split_values:
             options["splitValues"] = ValueFormat(split_values).value
+            if ValueFormat(split_values) is ValueFormat.AVRO:
+                options.update(registry)
     reader = spark.readStream if streaming else spark.read
     df = reader.format(fmt).options(**options).load()
     # Spark's Kafka source names its pattern option "subscribePattern" too but has no
     # read_committed default; both give the same columns.
     if split_values and jvm:
-        return split_records(df, DecodeOptions(value_format=ValueFormat(split_values)))
+        return split_records(df, DecodeOptions(value_format=ValueFormat(split_values), registry_options=registry))
     return df
 
 
-def _split_fn(fmt: ValueFormat):
+def _split_fn(fmt: ValueFormat, registry: SchemaRegistry | None):
     def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        split = ValueSplitter(fmt)  # schema text on a version's first record per task only
+        split = ValueSplitter(fmt, registry)  # schema text on a version's first record per task only
         for batch in batches:
             keys, schemas, bodies = [], [], []
             for value, topic in zip(batch.column("value").to_pylist(), batch.column("topic").to_pylist()):
@@ -118,14 +136,18 @@ def _split_fn(fmt: ValueFormat):
 def split_records(df: DataFrame, decode: DecodeOptions = DecodeOptions()) -> DataFrame:
     """Raw Kafka rows → (key, topic, partition, offset, timestamp, schema_key, schema, body):
     the value split into its schema version and body, one pass, no decoding yet. Rows the
-    Python source already split (``read_kafka(split_values=...)``) pass through."""
+    Python source already split (``read_kafka(split_values=...)``) pass through. Avro bodies
+    come out as JSON payloads (``wire.ValueSplitter``), so ``decode_json`` decodes every format."""
     if "body" in df.columns and "schema_key" in df.columns:
         return df.select(*SPLIT_SCHEMA.names)
     raw = df.select("key", "value", "topic", "partition", "offset", "timestamp")
     fmt = ValueFormat(decode.value_format)
     if fmt is not ValueFormat.AVRO:  # JSON splits with Spark expressions, no Python worker
         return split_json(raw, with_schema=fmt is ValueFormat.JSON)
-    return raw.mapInArrow(_split_fn(fmt), SPLIT_SCHEMA)
+    registry = decode.schema_registry()
+    if registry is None:
+        raise ValueError("value_format='avro' needs schema_registry_url (or a SchemaRegistry)")
+    return raw.mapInArrow(_split_fn(fmt, registry), SPLIT_SCHEMA)
 
 
 def discover_versions(split: DataFrame, decode: DecodeOptions) -> dict[str, list[tuple[bytes, ConnectField]]]:
@@ -153,18 +175,6 @@ def _timestamps(batch: pa.RecordBatch) -> list:
     return batch.column("timestamp").cast(pa.int64()).to_pylist()
 
 
-def _decode_split_fn(decode: DecodeOptions, layout: TableLayout, known: dict[bytes, ConnectField]):
-    names = layout.spark_schema().names
-
-    def run(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
-        decoder = RecordDecoder(decode.wire(), layout, decode.time_mode, known)
-        for batch in batches:
-            cols = [batch.column(n).to_pylist() for n in ("topic", "schema_key", "schema", "body",
-                                                          "partition", "offset")]
-            yield decoder.to_arrow(decoder.decode(zip(*cols, _timestamps(batch))), names)
-    return run
-
-
 def _decode_raw_fn(decode: DecodeOptions, layout: TableLayout, known: dict[bytes, ConnectField]):
     names = layout.spark_schema().names
 
@@ -183,11 +193,7 @@ def decode_split(split: DataFrame, decode: DecodeOptions = DecodeOptions()) -> d
     for topic, versions in discover_versions(split, decode).items():
         layout = TableLayout.of([s for _, s in versions], decode.time_mode)
         rows = split.filter(F.col("topic") == topic)
-        if ValueFormat(decode.value_format) is not ValueFormat.AVRO:
-            out[topic] = decode_json(rows, versions, layout, decode.time_mode)
-            continue
-        out[topic] = rows.mapInArrow(
-            _decode_split_fn(decode, layout, dict(versions)), layout.spark_schema())
+        out[topic] = decode_json(rows, versions, layout, decode.time_mode)
     return out
 
 
@@ -202,10 +208,8 @@ def decode_with(df: DataFrame, layout: TableLayout, decode: DecodeOptions,
                 versions: Sequence[ConnectField] = ()) -> DataFrame:
     """Decode raw rows into a fixed layout (columns a record lacks are null, columns the
     layout lacks are dropped)."""
-    fmt = ValueFormat(decode.value_format)
-    if fmt is not ValueFormat.AVRO and versions:
-        return decode_json(split_json(df, fmt is ValueFormat.JSON), [(None, union_row(versions))],
-                           layout, decode.time_mode)
+    if versions:
+        return decode_json(split_records(df, decode), [(None, union_row(versions))], layout, decode.time_mode)
     raw = df.select("value", "topic", "partition", "offset", "timestamp")
     return raw.mapInArrow(_decode_raw_fn(decode, layout, dict(known or {})), layout.spark_schema())
 

@@ -5,15 +5,19 @@
 * ``json-schemaless``: ``schemas.enable=false``: the value is the payload; the schema comes
   from the caller (``schemas=``) or from the schema-change topic (``ddl_schema``).
 * ``avro``: Confluent wire format (magic 0, 4-byte schema id, Avro binary), schemas fetched
-  from a Schema Registry by id (``GET /schemas/ids/{id}``) and cached per reader.
+  from a Schema Registry by id (``registry.HttpSchemaRegistry``) and cached per reader. Split
+  with a registry (``ValueSplitter``), the Avro body is transcoded to the JsonConverter
+  payload spelling (bytes and decimals as base64, logical types as their Connect integers),
+  so Spark decodes every format with the same ``from_json`` expressions and gives the same
+  values; Spark has no Avro reader without the ``spark-avro`` package.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import io
 import json
-import urllib.request
 from enum import StrEnum
 from typing import Any, Callable, Mapping, Protocol
 
@@ -21,6 +25,7 @@ import fastavro
 import orjson
 
 from spark_sink.connect_schema import ConnectField, from_avro, from_connect_json
+from spark_sink.registry import HttpSchemaRegistry
 
 __all__ = ["ValueFormat", "SchemaRegistry", "HttpSchemaRegistry", "WireReader", "wire_reader", "ValueSplitter"]
 
@@ -38,25 +43,6 @@ class SchemaRegistry(Protocol):
     """Where Avro writer schemas come from: the schema text for a registry id."""
 
     def schema(self, schema_id: int) -> str: ...
-
-
-class HttpSchemaRegistry:
-    """Confluent Schema Registry REST client (only the one call a reader needs)."""
-
-    def __init__(self, url: str, timeout_s: float = 10.0) -> None:
-        self.url = url.rstrip("/")
-        self.timeout_s = timeout_s
-        self._cache: dict[int, str] = {}
-
-    def schema(self, schema_id: int) -> str:
-        if schema_id not in self._cache:
-            with urllib.request.urlopen(f"{self.url}/schemas/ids/{schema_id}",
-                                        timeout=self.timeout_s) as response:
-                self._cache[schema_id] = json.loads(response.read())["schema"]
-        return self._cache[schema_id]
-
-    def __reduce__(self) -> tuple:  # ship the URL to executors, not the cache
-        return (HttpSchemaRegistry, (self.url, self.timeout_s))
 
 
 def _strip_logical_types(schema: Any) -> Any:
@@ -140,6 +126,18 @@ class _AvroReader:
     def payload(self, key: bytes, body: bytes) -> Any:
         return fastavro.schemaless_reader(io.BytesIO(body), self._writer(key))
 
+    def json_body(self, key: bytes, body: bytes) -> bytes:
+        """The Avro body as the JsonConverter payload of the same Connect value."""
+        return orjson.dumps(self.payload(key, body), default=_base64)
+
+
+def _base64(value: Any) -> str:
+    # orjson hands over what it cannot write: Avro bytes/fixed (bytes, decimals, BIT, WKB),
+    # which JsonConverter writes as base64 text.
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return base64.b64encode(value).decode("ascii")
+    raise TypeError(f"Avro value of type {type(value).__name__} has no JSON spelling")
+
 
 _READERS: dict[ValueFormat, Callable[..., WireReader]] = {
     ValueFormat.JSON: lambda registry, schemas: _JsonReader(),
@@ -163,8 +161,10 @@ class ValueSplitter:
     ``json`` the digest is computed once per version: a record whose value starts with the
     previous record's schema is that version (one ``memcmp``, no hashing of ~2 KB per record)."""
 
-    def __init__(self, fmt: ValueFormat) -> None:
+    def __init__(self, fmt: ValueFormat, registry: SchemaRegistry | None = None) -> None:
         self.fmt = ValueFormat(fmt)
+        # With a registry, Avro bodies leave as JSON payloads (see the module doc).
+        self._avro = _AvroReader(registry) if registry is not None and self.fmt is ValueFormat.AVRO else None
         self._seen: set[bytes] = set()
         self._head = b""  # b'{"schema":' + schema text + b',"payload":' of the last version
         self._key = b""
@@ -180,6 +180,8 @@ class ValueSplitter:
             self._head, self._key = value[:len(value) - len(body) - 1], key
         elif self.fmt is ValueFormat.AVRO:
             key, schema, body = _AvroReader.split(None, topic, value)  # type: ignore[arg-type]
+            if self._avro is not None:
+                body = self._avro.json_body(key, body)
         else:
             key, schema, body = topic.encode(), None, value
         if key in self._seen:

@@ -268,7 +268,8 @@ FIELDS: tuple[Field, ...] = (
     F("incremental.snapshot.chunk.size", "1024", as_positive_int, "Rows per incremental snapshot chunk."),
     F("incremental.snapshot.watermarking.strategy", "insert_insert", as_str, "Watermarks: insert_insert "
       "(insert_delete is refused by name)."),
-    F("notification.enabled.channels", None, as_list, "Notification channels (refused by name: not implemented)."),
+    F("notification.enabled.channels", None, as_list, "Notification channels: log, sink (jmx is refused by name)."),
+    F("notification.sink.topic.name", None, as_str, "The sink channel's topic (required with that channel)."),
     F("statistics.metrics.enabled", "true", as_bool, "Collect metrics."),
     F("guardrail.collections.max", "0", as_int, "Maximum captured tables; 0 unlimited."),
 )

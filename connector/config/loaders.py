@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from connector.serde.cloudevents import CLOUDEVENTS_CONVERTER, cloudevents_options
 from connector.config.fields import BY_NAME, is_known
-from connector.config.registry import RegistryAccess, format_key_problems, registry_access, without_userinfo
+from connector.config.registry import RegistryAccess, format_option_problems, registry_access, without_userinfo
 from connector.config.secret import is_sensitive
 from connector.config.settings import KafkaSettings, Settings, build_settings
 from connector.errors import ConfigError
@@ -21,6 +22,9 @@ from connector.errors import ConfigError
 SOURCE_PREFIX = "debezium.source."
 PRODUCER_PREFIX = "debezium.sink.kafka.producer."
 FORMAT_PREFIX = "debezium.format."
+# Kafka Connect converter classes (lower case, as refusals.py compares them) → binlog-cdc's format of that side.
+_CONNECT_CONVERTERS = {"org.apache.kafka.connect.json.jsonconverter": "json",
+                       "io.confluent.connect.avro.avroconverter": "avro", CLOUDEVENTS_CONVERTER.lower(): "cloudevents"}
 # Debezium Server keeps offsets in a file unless told otherwise.
 SERVER_DEFAULT_OFFSETS_FILE = "data/offsets.dat"
 
@@ -162,16 +166,13 @@ def load_connect_json(doc: dict, bootstrap: str | None, producer_overrides: dict
         producer["bootstrap.servers"] = bootstrap
     formats: dict[str, str] = {}
     for side in ("key", "value"):
-        conv = source.get(f"{side}.converter", "")
-        if "AvroConverter" in conv:
-            formats[side] = "avro"
-        schemas = source.get(f"{side}.converter.schemas.enable")
-        if schemas is not None:
-            formats[f"{side}.schemas.enable"] = schemas
+        # other classes, and header.converter, are refused by name in refusals.py
+        fmt = _CONNECT_CONVERTERS.get(source.get(f"{side}.converter", "").strip().lower())
+        if fmt and (fmt != "cloudevents" or side == "value"):
+            formats[side] = fmt
         # the converter's own options (registry URL, credentials, TLS, ...): the same names as debezium.format.<side>.*
         prefix = f"{side}.converter."
-        formats.update({f"{side}.{k[len(prefix):]}": v for k, v in source.items()
-                        if k.startswith(prefix) and k[len(prefix):] != "schemas.enable"})
+        formats.update({f"{side}.{k[len(prefix):]}": v for k, v in source.items() if k.startswith(prefix)})
     warnings = _unknown_source_warnings(source)
     # Kafka Connect's default header converter is SimpleHeaderConverter: raw strings.
     kafka = _kafka_settings(producer, formats, header_default="simple", warnings=warnings)
@@ -191,8 +192,20 @@ def _kafka_settings(producer: dict[str, str], formats: dict[str, str], header_de
     key_format = formats.get("key", "json")
     value_format = formats.get("value", "json")
     for side, fmt in (("key", key_format), ("value", value_format)):
-        if fmt not in ("json", "avro"):
-            problems.append(f"debezium.format.{side}={fmt!r} is not supported; use json or avro")
+        if fmt not in ("json", "avro") and not (side == "value" and fmt == "cloudevents"):
+            problems.append(f"debezium.format.{side}={fmt!r} is not supported; use json or avro"
+                            + (" (or cloudevents for the value)" if side == "key" else ", or cloudevents"))
+    ce_data_schemas, ce_extensions = True, True
+    if value_format == "cloudevents":
+        # the converter's own options (debezium.format.value.<name>): checked here, none reaches the Avro checks
+        ce_options = {k[len("value."):]: formats.pop(k) for k in [k for k in formats if k.startswith("value.")]}
+        if "schemas.enable" in ce_options:
+            problems.append("debezium.format.value.schemas.enable: the CloudEvents converter does not read it; "
+                            "set debezium.format.value.json.schemas.enable (Connect JSON: "
+                            "value.converter.json.schemas.enable) for the schema of `data`")
+            del ce_options["schemas.enable"]
+        ce_data_schemas, ce_extensions, ce_problems = cloudevents_options(ce_options)
+        problems += ce_problems
     urls = {side: formats.get(f"{side}.schema.registry.url", formats.get("schema.registry.url"))
             for side in ("key", "value")}
     for side, fmt in (("key", key_format), ("value", value_format)):
@@ -203,8 +216,8 @@ def _kafka_settings(producer: dict[str, str], formats: dict[str, str], header_de
     header_format = formats.get("header", header_default)
     if header_format not in ("json", "simple"):
         problems.append(f"debezium.format.header={header_format!r} is not supported; use json")
-    refused, unknown = format_key_problems(formats)
-    problems += refused
+    problems += format_option_problems(formats, {"key": key_format, "value": value_format, "header": header_format},
+                                       connect=header_default == "simple")
     access = {}
     for side, fmt in (("key", key_format), ("value", value_format)):
         access[side] = RegistryAccess()
@@ -214,10 +227,11 @@ def _kafka_settings(producer: dict[str, str], formats: dict[str, str], header_de
             problems += side_problems
     if problems:
         raise ConfigError(problems)
-    warnings.extend(unknown)
 
     def schemas(side: str) -> bool:
         text = formats.get(f"{side}.schemas.enable", formats.get("schemas.enable", "true"))
+        if side == "value" and value_format == "cloudevents":
+            return ce_data_schemas
         return text.strip().lower() != "false"
 
     return KafkaSettings(
@@ -231,6 +245,7 @@ def _kafka_settings(producer: dict[str, str], formats: dict[str, str], header_de
         value_schema_registry_url=urls["value"] if value_format == "avro" else None,
         key_registry_access=access["key"],
         value_registry_access=access["value"],
+        value_cloudevents_extensions=ce_extensions,
     )
 
 

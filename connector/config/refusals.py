@@ -31,7 +31,10 @@ _SIGNALS = ("schema changes during an incremental snapshot are not implemented (
 REFUSALS: tuple[Refusal, ...] = (
     Refusal(r"post\.processors(\..+)?", "post processors (e.g. ReselectColumnsPostProcessor) are not implemented; "
             "remove post.processors and post.processors.*"),
-    Refusal(r"notification\..+", "notifications (sink, log, JMX channels) are not implemented; remove it"),
+    # notification.enabled.channels (log, sink) and notification.sink.topic.name are implemented
+    # (connector/notifications); jmx is refused by channel name in signal_settings.py
+    Refusal(r"notification\.(?!enabled\.channels$|sink\.topic\.name$).+",
+            "only notification.enabled.channels and notification.sink.topic.name are implemented; remove it"),
     # signal.* (source, kafka and file channels), incremental.snapshot.chunk.size and .watermarking.strategy and
     # read.only are implemented (connector/signals); the channels and strategies they refuse are refused there
     Refusal(r"incremental\.snapshot\.allow\.schema\.changes", _SIGNALS, ("false",)),
@@ -67,9 +70,13 @@ REFUSALS: tuple[Refusal, ...] = (
     Refusal(r"header\.converter(\..+)?", "Kafka Connect JSON: headers are written by SimpleHeaderConverter; "
             "remove it (Debezium Server properties: debezium.format.header=json)",
             ("org.apache.kafka.connect.storage.simpleheaderconverter",)),
-    Refusal(r"(key|value)\.converter", "only JsonConverter and Confluent's AvroConverter are implemented "
-            "(CloudEvents, Protobuf, String converters are not); use one of them",
+    Refusal(r"key\.converter", "only JsonConverter and Confluent's AvroConverter are implemented for keys "
+            "(Protobuf, String converters are not); use one of them",
             ("org.apache.kafka.connect.json.jsonconverter", "io.confluent.connect.avro.avroconverter")),
+    Refusal(r"value\.converter", "only JsonConverter, Confluent's AvroConverter and Debezium's CloudEventsConverter "
+            "are implemented (Protobuf, String converters are not); use one of them",
+            ("org.apache.kafka.connect.json.jsonconverter", "io.confluent.connect.avro.avroconverter",
+             "io.debezium.converters.cloudeventsconverter")),
 )
 
 

@@ -2,8 +2,8 @@
 
 Debezium Server passes `debezium.format.<side>.<name>` (and the shared `debezium.format.<name>`) to the
 converter; Kafka Connect passes `<side>.converter.<name>`. Both arrive here as `<side>.<name>` / `<name>`.
-What the converter would do with a name is either done here or refused by name; a name nobody knows is
-named in a warning (a misspelt option must not be ignored in silence).
+What the converter would do with a name is either done here or refused by name, as is a name the side's
+converter does not have (a misspelt option must not be ignored in silence).
 
 Authentication is Confluent's: `basic.auth.credentials.source=URL` (the default) takes `user:password`
 from the registry URL, `USER_INFO` from `basic.auth.user.info`. TLS: `schema.registry.ssl.truststore.*`
@@ -23,7 +23,7 @@ from connector.config.keystores import KeystoreError, read_identity, read_truste
 from connector.config.secret import Secret
 from connector.config.tls_context import client_context
 
-__all__ = ["RegistryAccess", "format_key_problems", "registry_access", "without_userinfo"]
+__all__ = ["RegistryAccess", "format_option_problems", "registry_access", "without_userinfo"]
 
 _SSL = "schema.registry.ssl."
 _ACCESS_NAMES = (
@@ -32,8 +32,6 @@ _ACCESS_NAMES = (
     _SSL + "keystore.location", _SSL + "keystore.password", _SSL + "keystore.type", _SSL + "key.password",
     _SSL + "endpoint.identification.algorithm",
 )
-# What the loaders read themselves (formats, schemas.enable, the registry URL).
-_FORMAT_NAMES = ("schemas.enable", "schema.registry.url")
 # AvroConverter options whose default is what binlog-cdc does: accepted with that value, refused otherwise.
 _DEFAULTS_ONLY = {
     "auto.register.schemas": "true",
@@ -126,32 +124,84 @@ def _secret(value: str | None) -> Secret | None:
     return Secret(value) if value else None
 
 
-def format_key_problems(formats: dict[str, str]) -> tuple[list[str], list[str]]:
-    """(refusals, warnings) for the converter options the connector does not act on."""
+def format_option_problems(formats: dict[str, str], side_formats: dict[str, str], connect: bool) -> list[str]:
+    """One refusal per converter option binlog-cdc does not act on as asked (issue 16: never accepted and ignored).
+
+    `formats` holds `<side>.<name>` and shared `<name>` options; `side_formats` the format of each side
+    ("json", "avro", "simple", "cloudevents"). A shared option reaches the key and the value converter, as in
+    Debezium Server: it is fine when one of them implements it and neither is asked for something it does not do.
+    """
     refused: list[str] = []
-    warnings: list[str] = []
     for key, value in sorted(formats.items()):
-        if key in ("key", "value", "header"):
+        if key in side_formats:
             continue
         side, _, name = key.partition(".")
-        if side not in ("key", "value", "header"):
+        targets = [side] if side in side_formats else ["key", "value"]
+        if side not in side_formats:
             name = key
-        if name in _FORMAT_NAMES or name in _ACCESS_NAMES:
-            continue
+        spelled = _spelled(key, side if side in side_formats else None, name, connect)
+        verdicts = [_verdict(side_formats[t], t, name, value) for t in targets]
+        problems = [v for v in verdicts if v not in (_OK, _UNKNOWN)]
+        if problems:
+            why = problems[0]
+            refused.append(f"converter property {spelled} {why}" if why.startswith("is ")
+                           else f"converter property {spelled}={value}: {why}")
+        elif _OK not in verdicts:
+            used = " and ".join(f"the {t} as {_DESCRIBED.get(side_formats[t], side_formats[t])}" for t in targets)
+            offered = "; ".join(_IMPLEMENTED.get(f, "") for f in dict.fromkeys(side_formats[t] for t in targets))
+            refused.append(f"converter property {spelled} is not implemented by binlog-cdc (it writes {used}; "
+                           f"{offered}); remove it")
+    return refused
+
+
+_OK, _UNKNOWN = "ok", "unknown"
+_DESCRIBED = {"json": "JSON (JsonConverter)", "avro": "Avro (Confluent AvroConverter)",
+              "simple": "strings (SimpleHeaderConverter)", "cloudevents": "CloudEvents"}
+_IMPLEMENTED = {
+    "json": "JsonConverter options implemented: schemas.enable, schemas.cache.size, decimal.format=BASE64, "
+            "replace.null.with.default=true",
+    "avro": "AvroConverter options implemented: schema.registry.url, basic.auth.*, schema.registry.ssl.*, "
+            + ", ".join(f"{k}={v}" if v else k for k, v in _DEFAULTS_ONLY.items()),
+    "simple": "SimpleHeaderConverter takes no options",
+    "cloudevents": "shared options do not reach the CloudEvents converter; set debezium.format.value.<name>",
+}
+# Kafka's JsonConverter options whose default is the only behaviour of binlog-cdc's JSON writer (None: any value).
+_JSON_FIXED = {"decimal.format": "BASE64", "replace.null.with.default": "true", "schemas.cache.size": None}
+
+
+def _spelled(key: str, side: str | None, name: str, connect: bool) -> str:
+    if not connect:
+        return "debezium.format." + key
+    return f"{side}.converter.{name}" if side else f"(key|value).converter.{name}"
+
+
+def _verdict(fmt: str, side: str, name: str, value: str) -> str:
+    """_OK, _UNKNOWN (this converter has no such option), or why the value cannot be honoured."""
+    text = value.strip().lower()
+    if fmt == "json":
+        if name == "schemas.enable":
+            if side == "header" and text != "true":
+                return "binlog-cdc writes JSON headers with their schema; remove the property"
+            return _OK
+        if name in _JSON_FIXED:
+            fixed = _JSON_FIXED[name]
+            if fixed is not None and text != fixed.lower():
+                return f"binlog-cdc's JSON converter always does {name}={fixed}; remove the property"
+            return _OK
+        return _UNKNOWN
+    if fmt == "avro":
+        if name == "schema.registry.url" or name in _ACCESS_NAMES:  # read by the loaders / registry_access
+            return _OK
         if name in _DEFAULTS_ONLY:
             default = _DEFAULTS_ONLY[name]
-            if default is not None and value.strip().lower() != default.lower():
-                refused.append(f"converter property {key}={value}: binlog-cdc's Avro converter always does "
-                               f"{name}={default}; remove the property")
-            continue
+            if default is not None and text != default.lower():
+                return f"binlog-cdc's Avro converter always does {name}={default}; remove the property"
+            return _OK
         if name.startswith(_REFUSED_PREFIXES):
-            refused.append(f"converter property {key} is not supported by binlog-cdc's Schema Registry client "
-                           f"(supported: basic auth from the URL or basic.auth.user.info, and "
-                           f"schema.registry.ssl.truststore.*/keystore.*/key.password/"
-                           f"endpoint.identification.algorithm); remove it or use one of those")
-            continue
-        warnings.append(f"unknown converter property {key!r} (ignored)")
-    return refused, warnings
+            return ("is not supported by binlog-cdc's Schema Registry client (supported: basic auth from the URL or "
+                    "basic.auth.user.info, and schema.registry.ssl.truststore.*/keystore.*/key.password/"
+                    "endpoint.identification.algorithm); remove it or use one of those")
+    return _UNKNOWN
 
 
 def without_userinfo(urls: str) -> str:

@@ -214,6 +214,9 @@ class KafkaSettings:
     # credentials and TLS of each side's registry client (connector/config/registry.py)
     key_registry_access: RegistryAccess = field(default_factory=RegistryAccess)
     value_registry_access: RegistryAccess = field(default_factory=RegistryAccess)
+    # value_format=cloudevents: the converter's extension.attributes.enable (json.schemas.enable is
+    # value_schemas_enable, the schema of its `data`)
+    value_cloudevents_extensions: bool = True
 
     def bootstrap_servers(self) -> str | None:
         return self.producer.get("bootstrap.servers")

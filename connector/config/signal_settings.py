@@ -26,6 +26,9 @@ class SignalSettings:
     kafka_group_id: str = "kafka-signal"
     kafka_poll_timeout_ms: int = 0
     consumer: tuple[tuple[str, str], ...] = ()  # signal.consumer.* for the kafka channel's consumer
+    # notification.enabled.channels (log, sink) and the sink channel's topic (connector/notifications/)
+    notification_channels: tuple[str, ...] = ()
+    notification_topic: str | None = None
 
     @property
     def external(self) -> tuple[str, ...]:
@@ -60,7 +63,19 @@ def signal_settings(r: PropertyReader) -> SignalSettings:
                           "the signal topic)")
     consumer = tuple(sorted((k[len("signal.consumer."):], v) for k, v in r.raw.items()
                             if k.startswith("signal.consumer.") and v))
+    notifications = tuple(c.strip().lower() for c in (r.get("notification.enabled.channels") or ()) if c.strip())
+    for channel in notifications:
+        if channel == "jmx":
+            r.problems.append("notification.enabled.channels=jmx refused: JMX has no Python equivalent; use the log "
+                              "or sink channel")
+        elif channel not in ("log", "sink"):
+            r.problems.append(f"notification.enabled.channels: unknown channel {channel!r} (log, sink)")
+    notification_topic = r.get("notification.sink.topic.name") or None
+    if "sink" in notifications and not notification_topic:
+        # Debezium's validation message, with what to do
+        r.problems.append("notification.enabled.channels=sink: Notification topic name must be provided when kafka "
+                          "notification channel is enabled; set notification.sink.topic.name")
     return SignalSettings(collection or None, channels, r.get("incremental.snapshot.chunk.size") or 1024,
                           bool(r.get("read.only")), r.get("signal.poll.interval.ms"), r.get("signal.file"),
                           r.get("signal.kafka.topic") or None, bootstrap or None, r.get("signal.kafka.groupId"),
-                          r.get("signal.kafka.poll.timeout.ms"), consumer)
+                          r.get("signal.kafka.poll.timeout.ms"), consumer, notifications, notification_topic)

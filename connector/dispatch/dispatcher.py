@@ -50,7 +50,7 @@ def run_encoder(settings: Settings, serializer: RecordSerializer | None = None,
         kafka.key_format, kafka.value_format, key_registry_url=kafka.key_schema_registry_url,
         value_registry_url=kafka.value_schema_registry_url, key_schemas_enable=kafka.key_schemas_enable,
         value_schemas_enable=kafka.value_schemas_enable, key_access=kafka.key_registry_access,
-        value_access=kafka.value_registry_access)
+        value_access=kafka.value_registry_access, value_cloudevents_extensions=kafka.value_cloudevents_extensions)
     return RecordEncoder(converters, key_schemas_enable=kafka.key_schemas_enable,
                          value_schemas_enable=kafka.value_schemas_enable, transforms=transforms)
 

@@ -31,6 +31,7 @@ __all__ = [
     "DataChange",
     "HeartbeatRecord",
     "LogicalRecord",
+    "NotificationRecord",
     "RecordKind",
     "SchemaChangeRecord",
     "Tombstone",
@@ -49,12 +50,15 @@ class RecordKind(str, Enum):
     SCHEMA_CHANGE = "schema_change"
     TRANSACTION = "transaction"  # BEGIN / END (provide.transaction.metadata)
     HEARTBEAT = "heartbeat"
+    NOTIFICATION = "notification"  # notification.enabled.channels=sink
 
 
 @dataclass(frozen=True, slots=True)
 class ConnectRecord:
     """A record as Kafka Connect's `SourceRecord` has it: what transforms see and converters serialise.
-    A null value is a tombstone; `partition=None` lets the producer's partitioner choose."""
+    A null value is a tombstone; `partition=None` lets the producer's partitioner choose. `timestamp` (epoch ms) is
+    what Connect calls the record timestamp: Debezium leaves it null except where the outbox EventRouter sets it,
+    and only transforms read it (TimestampRouter); the producer stamps what it sends."""
 
     topic: str
     partition: int | None
@@ -63,6 +67,7 @@ class ConnectRecord:
     value_schema: ConnectSchema | None
     value: Any
     headers: Headers = field(default_factory=list)
+    timestamp: int | None = None
 
 
 class LogicalRecord(Protocol):
@@ -213,3 +218,34 @@ class HeartbeatRecord:
     def connect(self) -> ConnectRecord:
         return ConnectRecord(self.topic, 0, records.HEARTBEAT_KEY_SCHEMA, (self.server_name,),
                              records.HEARTBEAT_VALUE_SCHEMA, (self.ts_ms,))
+
+
+@dataclass(frozen=True, slots=True)
+class NotificationRecord:
+    """A notification on the sink channel's topic: key = its id; no partition chosen (the producer's
+    partitioner picks one, as for Debezium's record with a null partition), no headers.
+    `additional_data` is already in the order Java's HashMap gives it (connector/notifications/model.py)."""
+
+    id: str
+    type: str
+    aggregate_type: str
+    additional_data: Mapping[str, str]
+    timestamp: int
+    topic: str
+    kind: ClassVar[RecordKind] = RecordKind.NOTIFICATION
+    partition: ClassVar[int | None] = None
+
+    @property
+    def headers(self) -> Headers:
+        return []
+
+    def _values(self) -> tuple:
+        return (self.id, self.type, self.aggregate_type, dict(self.additional_data), self.timestamp)
+
+    def json(self, key_schemas: bool, value_schemas: bool) -> tuple[bytes | None, bytes | None]:
+        return (records.notification_key_bytes(self.id, key_schemas),
+                records.notification_value_bytes(self._values(), value_schemas))
+
+    def connect(self) -> ConnectRecord:
+        return ConnectRecord(self.topic, None, records.NOTIFICATION_KEY_SCHEMA, (self.id,),
+                             records.NOTIFICATION_VALUE_SCHEMA, self._values())

@@ -274,8 +274,25 @@ def heartbeat_value_bytes(ts_ms: int, schemas_enable: bool = True) -> bytes:
     return _bytes(HEARTBEAT_VALUE_SCHEMA, (ts_ms,), schemas_enable)
 
 
+# ---------------------------------------------------------------- notifications (sink channel)
+NOTIFICATION_KEY_SCHEMA = struct("io.debezium.connector.common.NotificationKey", [("id", _STR)], version=1)
+NOTIFICATION_VALUE_SCHEMA = struct("io.debezium.connector.common.Notification", [
+    ("id", _STR), ("type", _STR), ("aggregate_type", _STR),
+    ("additional_data", _S(Type.MAP, optional=True, keys=_STR, values=_STR)),
+    ("timestamp", _S(Type.INT64)),
+], version=1)
+
+
 def record_headers(context: Headers, key_headers: Iterable[tuple[str, bytes]] = ()) -> Headers:
     """A data record's headers in Debezium's order: `__debezium.newkey`/`oldkey` first (added by the
     emitter), then the context headers (added by the dispatcher). Transaction BEGIN/END records carry
     no headers at all; schema-change, data and tombstone records carry the context headers."""
     return [*key_headers, *context]
+
+
+def notification_key_bytes(notification_id: str, schemas_enable: bool = True) -> bytes:
+    return _bytes(NOTIFICATION_KEY_SCHEMA, (notification_id,), schemas_enable)
+
+
+def notification_value_bytes(values: tuple, schemas_enable: bool = True) -> bytes:
+    return _bytes(NOTIFICATION_VALUE_SCHEMA, values, schemas_enable)

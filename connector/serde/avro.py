@@ -178,8 +178,15 @@ class RecordSerializer:
 def record_serializer(key_format: str, value_format: str, *, key_registry_url: str | None = None,
                       value_registry_url: str | None = None, key_schemas_enable: bool = True,
                       value_schemas_enable: bool = True, key_access: RegistryAccess | None = None,
-                      value_access: RegistryAccess | None = None) -> RecordSerializer | None:
-    """The run's converters when either side is Avro; None when both are JSON (the callers' text fast path)."""
+                      value_access: RegistryAccess | None = None,
+                      value_cloudevents_extensions: bool = True) -> RecordSerializer | None:
+    """The run's converters when either side is Avro or the value CloudEvents; None when both are JSON (the
+    callers' text fast path)."""
+    if value_format == "cloudevents" and key_format != "avro":
+        from connector.serde.cloudevents import CloudEventsSide
+
+        return RecordSerializer(JsonSide(key_schemas_enable),
+                                CloudEventsSide(value_schemas_enable, value_cloudevents_extensions))
     if "avro" not in (key_format, value_format):
         return None
     from connector.serde.schema_registry import SchemaRegistryClient
@@ -195,6 +202,12 @@ def record_serializer(key_format: str, value_format: str, *, key_registry_url: s
         if (url, access) not in registries:  # key and value share one client (and its cache) per registry
             registries[(url, access)] = SchemaRegistryClient.from_config(url, access)
         return AvroSide(registries[(url, access)], is_key)
+
+    if value_format == "cloudevents":
+        from connector.serde.cloudevents import CloudEventsSide
+
+        return RecordSerializer(side(key_format, key_registry_url, key_schemas_enable, True, key_access),
+                                CloudEventsSide(value_schemas_enable, value_cloudevents_extensions))
 
     return RecordSerializer(side(key_format, key_registry_url, key_schemas_enable, True, key_access),
                             side(value_format, value_registry_url, value_schemas_enable, False, value_access))

@@ -15,6 +15,7 @@ from connector.binlog.reader import ConnectionParams
 from connector.config.settings import Settings
 from connector.converters.snapshot_conv import pymysql_conversions
 from connector.dispatch.dispatcher import Dispatcher
+from connector.notifications.service import IncrementalNotifications, InitialNotifications, Notifier
 from connector.offsets.parts import IncrementalSnapshotSlot
 from connector.signals.channels import FileChannel, KafkaChannel, SignalChannel, SignalPoller, SignalQueue
 from connector.signals.processor import NoIncrementalSnapshots, SignalingEmitter, SnapshotActions
@@ -49,8 +50,8 @@ def external_channels(settings: Settings) -> list[SignalChannel]:
 
 
 def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dispatcher,
-                   snapshot_emitter: BlockingEmitter, token: StopSignal, metrics: SnapshotMetrics
-                   ) -> Callable[[StreamingState, ChangeEmitter], ChangeEmitter] | None:
+                   snapshot_emitter: BlockingEmitter, token: StopSignal, metrics: SnapshotMetrics,
+                   notifier: Notifier | None = None) -> Callable[[StreamingState, ChangeEmitter], ChangeEmitter] | None:
     """Signals around the dispatcher, when a signal table or a kafka/file channel is configured."""
     sig = settings.signals
     if not sig.channels or (sig.data_collection is None and not sig.external):
@@ -86,10 +87,14 @@ def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dis
             context = IncrementalContext.load(dict(slot.values)) if slot is not None else None
             engine = IncrementalSnapshot(connect_signal_db, signal_table, dispatcher.schema, dispatcher,
                                          sig.chunk_size, context, read_only=sig.read_only, metrics=metrics,
-                                         on_skip=refuse_skip)
+                                         on_skip=refuse_skip,
+                                         progress=IncrementalNotifications(notifier)
+                                         if notifier is not None and notifier.enabled else None)
             snapshots = engine
         blocking = BlockingSnapshot(connect_snapshot, snapshot_emitter, dispatcher.schema.table_ids, queries,
-                                    ss.fetch_size or DEFAULT_FETCH_SIZE, lambda: token.requested, metrics)
+                                    ss.fetch_size or DEFAULT_FETCH_SIZE, lambda: token.requested, metrics,
+                                    progress=InitialNotifications(notifier, None)
+                                    if notifier is not None and notifier.enabled else None)
         queue, poller = None, None
         if sig.external:
             queue = SignalQueue()

@@ -28,6 +28,7 @@ from connector.streaming.purge_monitor import PurgeMonitor
 __all__ = ["BinlogStreamingSource", "streaming_state"]
 
 log = logging.getLogger(__name__)
+IDLE_WAKE_S = 0.2  # the longest the reader blocks on an idle server
 
 
 def streaming_state(offset: SourceOffset, done: GtidSet | MariaGtidPosition | None) -> StreamingState:
@@ -76,8 +77,10 @@ class BinlogStreamingSource:
         self._stats.gtid_mode = use_gtids
         purge = PurgeMonitor(self._params, s.database.server_id, s.purge_check_interval_ms, self._stats,
                              self._committed)
-        # The server's own heartbeats wake an idle reader; they must come at least as often as ours.
-        server_heartbeat_s = max(0.1, min(1.0, heartbeat.interval_s)) if heartbeat.enabled else 1.0
+        # The server's own heartbeats wake an idle reader; they must come at least as often as ours. They also bound
+        # how long an idle connector takes to notice a stop request and how stale its status file gets, hence 0.2 s
+        # (a server sends them only when it has nothing else to send).
+        server_heartbeat_s = max(0.1, min(IDLE_WAKE_S, heartbeat.interval_s)) if heartbeat.enabled else IDLE_WAKE_S
 
         def open_reader() -> EventReader:
             auto = (self._auto_position(state) if use_gtids else self._mariadb_auto_position(state))

@@ -21,6 +21,9 @@ from connector.transforms.outbox import AdditionalField, EventRouter, InvalidOpe
 from connector.transforms.reshape import ExtractField, HoistField, MaskField, SetSchemaMetadata, ValueToKey
 from connector.transforms.cast import Cast, parse_spec
 from connector.transforms.timestamps import TARGETS, TimestampConverter, compile_format
+from connector.transforms.date_parse import compile_parser
+from connector.transforms.timestamp_router import TimestampRouter
+from connector.transforms.timezone import Rules, TimezoneConverter, parse_zone
 from connector.transforms.header_to_value import HeaderToValue
 from connector.transforms.partition_routing import PartitionRouting
 from connector.transforms.changed_fields import ExtractChangedRecordState
@@ -100,10 +103,10 @@ def _insert(key: bool) -> Kind:
         if o["static.field"] and not o["static.value"]:
             raise ValueError("static.field needs static.value")
         return InsertField(Side(key), topic_field=o["topic.field"] or None, partition_field=o["partition.field"] or None,
-                           static_field=o["static.field"] or None, static_value=o["static.value"] or None,
+                           timestamp_field=o["timestamp.field"] or None, static_field=o["static.field"] or None, static_value=o["static.value"] or None,
                            replace_null_with_default=_bool("replace.null.with.default", o["replace.null.with.default"]))
 
-    return Kind({"topic.field": "", "partition.field": "", "static.field": "", "static.value": "",
+    return Kind({"topic.field": "", "partition.field": "", "timestamp.field": "", "static.field": "", "static.value": "",
                  "replace.null.with.default": "true"}, build)
 
 
@@ -269,9 +272,16 @@ def _timestamp(key: bool) -> Kind:
                                                                      "nanoseconds"))
         if target == "string" and not o["format"]:
             raise ValueError("TimestampConverter requires format option to be specified when using string timestamps")
+        parser, parse_error = None, ""
+        if o["format"]:
+            try:
+                parser = compile_parser(o["format"])
+            except ValueError as exc:  # only string input needs the parser: say so when one arrives
+                parse_error = str(exc)
         return TimestampConverter(Side(key), o["field"] or None, target,
                                   compile_format(o["format"]) if o["format"] else None, precision,
-                                  _bool("replace.null.with.default", o["replace.null.with.default"]))
+                                  _bool("replace.null.with.default", o["replace.null.with.default"]),
+                                  parser, o["format"], parse_error)
 
     return Kind({"field": "", "target.type": None, "format": "", "unix.precision": "milliseconds",
                  "replace.null.with.default": "true"}, build)
@@ -296,7 +306,19 @@ def _partition_routing(o: Options, codec: HeaderCodec) -> PartitionRouting:
     return PartitionRouting(_nonempty_list("partition.payload.fields", o["partition.payload.fields"]), int(num))
 
 
+def _timezone(o: Options, codec: HeaderCodec) -> TimezoneConverter:
+    include, exclude = _list(o["include.list"]), _list(o["exclude.list"])
+    if include and exclude:
+        raise ValueError("Both include and exclude lists are specified. Please specify only one.")
+    return TimezoneConverter(parse_zone(o["converted.timezone"].strip()),
+                             Rules.parse("include.list", include) if include else None,
+                             Rules.parse("exclude.list", exclude) if exclude else None)
+
+
 TRANSFORMS: dict[str, Kind] = {
+    "TimestampRouter": Kind({"topic.format": "${topic}-${timestamp}", "timestamp.format": "yyyyMMdd"},
+                            lambda o, codec: TimestampRouter(o["topic.format"], compile_format(o["timestamp.format"]))),
+    "TimezoneConverter": Kind({"converted.timezone": None, "include.list": "", "exclude.list": ""}, _timezone),
     "partitions.PartitionRouting": Kind({"partition.payload.fields": None, "partition.topic.num": None,
                                          "partition.hash.function": "java"}, _partition_routing),
     "HeaderToValue": Kind({"headers": None, "fields": None, "operation": None}, _header_to_value),
@@ -350,10 +372,8 @@ _SCRIPT = ("runs Groovy/JavaScript through JSR 223, which a Python connector can
            "RecordIsTombstone), or filter/route downstream")
 
 REFUSED_TRANSFORMS: dict[str, str] = {
-    "TimestampRouter": ("routes by the record timestamp, which binlog-cdc does not model (its records carry "
-                        "none); use RegexRouter, or route downstream"),
     **{name: _KAFKA_LATER for name in (
-        "TimezoneConverter", "ExtractSchemaToNewRecord",
+        "ExtractSchemaToNewRecord",
         "SwapGeometryCoordinates", "tracing.ActivateTracingSpan", "VectorToJsonConverter")},
     DBZ + "Filter": _SCRIPT,
     "ContentBasedRouter": _SCRIPT,
@@ -362,8 +382,7 @@ REFUSED_TRANSFORMS: dict[str, str] = {
 REFUSED_PREDICATES: dict[str, str] = {}
 
 # Options of implemented classes that binlog-cdc refuses, with the reason.
-_NO_TIMESTAMP = ("not implemented in binlog-cdc (a source record has no Kafka offset, and record timestamps are "
-                 "not modelled); remove it")
+_NO_OFFSET = ("not implemented in binlog-cdc (Kafka fills it for sink records only: a source record has no Kafka "
+              "offset); remove it")
 REFUSED_OPTIONS: dict[tuple[str, str], str] = {
-    (cls, opt): _NO_TIMESTAMP for cls in ("InsertField$Key", "InsertField$Value")
-    for opt in ("offset.field", "timestamp.field")}
+    (cls, "offset.field"): _NO_OFFSET for cls in ("InsertField$Key", "InsertField$Value")}

@@ -19,6 +19,8 @@ _STRING = ConnectSchema(Type.STRING)
 _OPTIONAL_STRING = ConnectSchema(Type.STRING, optional=True)
 _INT32 = ConnectSchema(Type.INT32)
 _OPTIONAL_INT32 = ConnectSchema(Type.INT32, optional=True)
+_TIMESTAMP = ConnectSchema(Type.INT64, name="org.apache.kafka.connect.data.Timestamp", version=1)
+_OPTIONAL_TIMESTAMP = ConnectSchema(Type.INT64, optional=True, name="org.apache.kafka.connect.data.Timestamp", version=1)
 
 
 @dataclass(frozen=True)
@@ -51,15 +53,20 @@ def _field_spec(spec: str) -> tuple[str, bool]:
 
 
 class InsertField:
-    """topic.field, partition.field, static.field + static.value (offset/timestamp fields are refused at
-    configuration: a source record has no Kafka offset, and Debezium's records carry no timestamp)."""
+    """topic.field, partition.field, timestamp.field, static.field + static.value, appended in Kafka's order
+    (offset.field is refused at configuration: a source record has no Kafka offset).
+
+    timestamp.field holds the record's Connect timestamp as a Connect Timestamp. Debezium leaves that
+    timestamp null except after outbox.EventRouter, and Kafka then leaves the field unset: null under its
+    optional schema, and a conversion error if the field was made required (`name!`)."""
 
     def __init__(self, side: Side, *, topic_field: str | None = None, partition_field: str | None = None,
-                 static_field: str | None = None, static_value: str | None = None,
-                 replace_null_with_default: bool = True) -> None:
+                 timestamp_field: str | None = None, static_field: str | None = None,
+                 static_value: str | None = None, replace_null_with_default: bool = True) -> None:
         self._side = side
         self._topic = _field_spec(topic_field) if topic_field else None
         self._partition = _field_spec(partition_field) if partition_field else None
+        self._timestamp = _field_spec(timestamp_field) if timestamp_field else None
         self._static = _field_spec(static_field) if static_field else None
         self._static_value = static_value
         self._replace_null = replace_null_with_default
@@ -72,6 +79,8 @@ class InsertField:
             extra.append(Field(self._topic[0], _OPTIONAL_STRING if self._topic[1] else _STRING))
         if self._partition:
             extra.append(Field(self._partition[0], _OPTIONAL_INT32 if self._partition[1] else _INT32))
+        if self._timestamp:
+            extra.append(Field(self._timestamp[0], _OPTIONAL_TIMESTAMP if self._timestamp[1] else _TIMESTAMP))
         if self._static:
             extra.append(Field(self._static[0], _OPTIONAL_STRING if self._static[1] else _STRING))
         return copy_basics(schema, (*schema.fields, *extra))
@@ -87,6 +96,8 @@ class InsertField:
             row.append(record.topic)
         if self._partition:
             row.append(record.partition)
+        if self._timestamp:
+            row.append(record.timestamp)  # epoch ms, the value of a Connect Timestamp; None when there is none
         if self._static:
             row.append(self._static_value)
         return self._side.put(record, self._schemas(schema), row)

@@ -128,5 +128,6 @@ class HeaderToValue:
                                  "(Debezium fails the same way: its schema is kept from the first record)")
             out[i] = e.value
         headers = [h for h in record.headers if h[0] not in self._field_of] if self._move else record.headers
-        return ConnectRecord(record.topic, record.partition, record.key_schema, record.key, new_schema, out, headers)
+        return ConnectRecord(record.topic, record.partition, record.key_schema, record.key, new_schema, out, headers,
+                             record.timestamp)
 

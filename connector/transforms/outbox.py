@@ -8,8 +8,8 @@ that are not change events (schema changes, transaction markers, heartbeats) pas
 
 Debezium's quirks are kept: the value schema is cached by payload schema (so a later event whose payload
 has the same schema reuses the name made from the first event's route value), or by schema version when
-`table.field.event.schema.version` is set. Record timestamps are not modelled, so
-`table.field.event.timestamp` is only checked as Debezium checks it.
+`table.field.event.schema.version` is set. The record timestamp (read by TimestampRouter) is the
+`table.field.event.timestamp` column in ms, or the envelope's `ts_ms` when unset or null, as Debezium's.
 """
 
 from __future__ import annotations
@@ -108,13 +108,13 @@ class EventRouter:
         self._by_version: dict[int | None, ConnectSchema] = {}  # Debezium's versionedValueSchema
         self._topics: dict[str, str] = {}
 
-    def _envelope(self, schema: ConnectSchema | None) -> tuple[int, int, _Row] | None:
+    def _envelope(self, schema: ConnectSchema | None) -> tuple[int, int, _Row, int | None] | None:
         if schema is None or not schema.name or not schema.name.endswith(".Envelope"):
             return None
         op, after = field_index(schema, "op"), field_index(schema, "after")
         assert op is not None and after is not None
         row = schema.fields[after].schema
-        return op, after, _Row(row, {f.name: i for i, f in enumerate(row.fields)})
+        return op, after, _Row(row, {f.name: i for i, f in enumerate(row.fields)}), field_index(schema, "ts_ms")
 
     def apply(self, record: ConnectRecord) -> ConnectRecord | None:
         if record.value is None:
@@ -122,7 +122,7 @@ class EventRouter:
         plan = self._envelopes(record.value_schema)
         if plan is None:
             return record  # schema changes, transaction markers, heartbeats
-        op_index, after_index, row_plan = plan
+        op_index, after_index, row_plan, ts_index = plan
         envelope = as_row(record.value_schema, record.value)  # type: ignore[arg-type]
         op = envelope[op_index]
         if op == "d":
@@ -135,7 +135,7 @@ class EventRouter:
             raise ValueError(f"outbox.EventRouter: a {op!r} event on {record.topic} has no after row (a TRUNCATE "
                              "cannot be routed); keep skipped.operations=t or route only the outbox table")
         row = as_row(row_plan.schema, after)
-        return self._route(record, row_plan, row)
+        return self._route(record, row_plan, row, envelope[ts_index] if ts_index is not None else None)
 
     def _unexpected(self, record: ConnectRecord) -> None:
         if self._invalid_op is InvalidOperation.FATAL:
@@ -151,7 +151,7 @@ class EventRouter:
         value = row[i]
         return (schema.default if value is None and schema.has_default else value), schema
 
-    def _route(self, record: ConnectRecord, plan: _Row, row: Sequence[Any]) -> ConnectRecord:
+    def _route(self, record: ConnectRecord, plan: _Row, row: Sequence[Any], ts_ms: int | None) -> ConnectRecord:
         payload_index, payload_schema = plan.field(self._payload, "payload (table.field.event.payload)")
         self._check_timestamp(plan)
         event_id, id_schema = self._get(row, plan, self._id, "event id (table.field.event.id)")
@@ -201,7 +201,21 @@ class EventRouter:
             match = self._regex.fullmatch(route_value)
             topic = self._topics[route_value] = match.expand(self._replacement) if match else route_value
         return replace(record, topic=topic, partition=partition, key_schema=key_schema, key=key,
-                       value_schema=value_schema, value=value, headers=headers)
+                       value_schema=value_schema, value=value, headers=headers,
+                       timestamp=self._timestamp(row, plan, ts_ms))
+
+    def _timestamp(self, row: Sequence[Any], plan: _Row, ts_ms: int | None) -> int | None:
+        if self._ts is None:
+            return ts_ms
+        # Struct.getInt64 reads the stored value, not the column default: a NULL falls back to ts_ms (reference run)
+        i, schema = plan.field(self._ts, "timestamp (table.field.event.timestamp)")
+        value = row[i]
+        if value is None:
+            return ts_ms
+        divisor = {"io.debezium.time.MicroTimestamp": 1000, "io.debezium.time.NanoTimestamp": 1_000_000}.get(
+            schema.name or "", 1)
+        whole = abs(value) // divisor  # Java's long division truncates toward zero
+        return whole if value >= 0 else -whole
 
     def _check_timestamp(self, plan: _Row) -> None:
         if self._ts is None:

@@ -1,13 +1,13 @@
 """Kafka Connect's `TimestampConverter$Key|$Value`: one field (or the whole key/value) from a unix number
-(any INT64 without a logical name: Debezium's Timestamp/MicroTimestamp/NanoTimestamp) or a Connect
-Timestamp/Date/Time to `string` (a SimpleDateFormat `format`, UTC), `unix` (`unix.precision`),
-`Timestamp`, `Date` or `Time`.
+(any INT64 without a logical name: Debezium's Timestamp/MicroTimestamp/NanoTimestamp), a string (parsed with
+`format`, see `date_parse`) or a Connect Timestamp/Date/Time to `string` (a SimpleDateFormat `format`, UTC),
+`unix` (`unix.precision`), `Timestamp`, `Date` or `Time`.
 
 As Kafka 4.3's: `unix.precision` applies to unix input and output alike; a converted field gets the
 target's plain schema (optionality kept, default dropped); the other fields are read with `Struct.get`
-(`replace.null.with.default`). Not implemented, refused at start: string input (parsing with `format`)
-and SimpleDateFormat letters beyond y M d H h k K m s S E a z Z X; refused at the record: instants before
-the Gregorian cutover (1582-10-15), where Java's calendar is Julian.
+(`replace.null.with.default`). Not implemented, refused at start: SimpleDateFormat letters beyond y M d H h k
+K m s S E a z Z X; refused at the record: instants before the Gregorian cutover (1582-10-15), where Java's
+calendar is Julian, and text the pattern does not match (Kafka stops the task there too).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any, Callable
 
 from connector.events.kinds import ConnectRecord
 from connector.serde.connect_schema import ConnectSchema, Field, Type
+from connector.transforms.date_parse import ParseError
 from connector.transforms.fields import Side
 from connector.transforms.structs import PerSchema, as_row, with_default_for_null
 
@@ -107,9 +108,10 @@ def _truncate(value: int, divisor: int) -> int:
 
 class TimestampConverter:
     def __init__(self, side: Side, field: str | None, target: str, formatter: Formatter | None, precision: str,
-                 replace_null_with_default: bool = True) -> None:
+                 replace_null_with_default: bool = True, parser: Callable[[str], int] | None = None,
+                 pattern: str = "", parse_error: str = "") -> None:
         self._side, self._field, self._target = side, field, target
-        self._format = formatter
+        self._format, self._parser, self._pattern, self._parse_error = formatter, parser, pattern, parse_error
         self._scale = _PRECISION[precision]
         self._replace_null = replace_null_with_default
         self._plans = PerSchema(self._plan)
@@ -129,8 +131,10 @@ class TimestampConverter:
         if schema.type is Type.INT64:
             return "unix"
         if schema.type is Type.STRING:
-            raise ValueError("TimestampConverter: string input (parsing with format) is not implemented in "
-                             "binlog-cdc; convert a unix/Timestamp field instead")
+            if self._parser is None:
+                raise ValueError(f"TimestampConverter: a string field is parsed with `format`: "
+                                 f"{self._parse_error or 'format is not set'}")
+            return "string"
         raise ValueError(f"TimestampConverter: Schema {schema.type.value} ({schema.name}) does not correspond to a "
                          "known timestamp type format")
 
@@ -147,7 +151,19 @@ class TimestampConverter:
                         i, self._source(f.schema))
         raise ValueError(f"TimestampConverter: {schema.name} has no field {self._field!r}")
 
-    def _to_ms(self, value: int, source: str) -> int:
+    def _to_ms(self, value: Any, source: str) -> int:
+        if source == "string":
+            assert self._parser is not None
+            try:
+                ms = self._parser(value)
+            except ParseError:
+                raise ValueError(f"Could not parse timestamp: value ({value}) does not match pattern "
+                                 f"({self._pattern})") from None
+            if ms < _CUTOVER_MS:
+                raise ValueError(f"TimestampConverter: {value!r} is before the Gregorian cutover, where Java's "
+                                 "calendar is Julian; binlog-cdc does not parse it")
+            return ms
+        value = int(value)
         if source == "Date":
             return value * _DAY_MS
         if source == "unix":
@@ -157,7 +173,7 @@ class TimestampConverter:
     def _convert(self, value: Any, source: str) -> Any:
         if value is None:
             return None
-        ms = self._to_ms(int(value), source)
+        ms = self._to_ms(value, source)
         if self._target == "Timestamp":
             return ms
         if self._target == "Date":
@@ -170,7 +186,10 @@ class TimestampConverter:
             raise ValueError(f"TimestampConverter: {ms} ms is before the Gregorian cutover, where Java's calendar "
                              "is Julian; binlog-cdc does not format it")
         assert self._format is not None
-        return self._format(_EPOCH + dt.timedelta(milliseconds=ms))
+        try:
+            return self._format(_EPOCH + dt.timedelta(milliseconds=ms))
+        except OverflowError:  # beyond year 9999: a record error, not a traceback
+            raise ValueError(f"TimestampConverter: {ms} ms is after the year 9999; binlog-cdc does not format it") from None
 
     def apply(self, record: ConnectRecord) -> ConnectRecord | None:
         schema, value = self._side.get(record)

@@ -54,12 +54,26 @@ class RowSink(Protocol):
     def snapshot_row(self, table_id: TableId, values: tuple, source: EventSource, offset: SourceOffset) -> None: ...
 
 
+class Progress(Protocol):
+    """Told what the snapshot does, as Debezium's IncrementalSnapshotNotificationService is
+    (connector/notifications/service.py: IncrementalNotifications)."""
+
+    def started(self, context: IncrementalContext) -> None: ...
+    def paused(self, context: IncrementalContext) -> None: ...
+    def resumed(self, context: IncrementalContext) -> None: ...
+    def aborted(self, context: IncrementalContext, stopped: Sequence[str]) -> None: ...
+    def in_progress(self, context: IncrementalContext) -> None: ...
+    def table_scan_completed(self, context: IncrementalContext, rows: int, status: str) -> None: ...
+    def completed(self, context: IncrementalContext, correlation_id: str | None) -> None: ...
+
+
 class IncrementalSnapshot:
     def __init__(self, connect: Callable[[], pymysql.connections.Connection], signal_table: TableId,
                  tables: Tables, sink: RowSink, chunk_size: int, context: IncrementalContext | None = None,
                  clock_ns: Callable[[], int] = time.time_ns, *, read_only: bool = False,
                  metrics: SnapshotMetrics | None = None,
-                 on_skip: Callable[[str | None, TableId, Exception], None] = lambda _id, _table, _exc: None) -> None:
+                 on_skip: Callable[[str | None, TableId, Exception], None] = lambda _id, _table, _exc: None,
+                 progress: Progress | None = None) -> None:
         self._connect = connect
         self._conn: pymysql.connections.Connection | None = None
         self._signal_table = signal_table
@@ -78,6 +92,9 @@ class IncrementalSnapshot:
         self._key_index: list[int] = []
         self.rows_scanned = 0
         self._metrics = metrics if metrics is not None else SnapshotMetrics()
+        self._progress = progress
+        # how the current table's reading ended (Debezium's TableScanCompletionStatus), set where it is known
+        self._status = "SUCCEEDED"
 
     # ------------------------------------------------------------ offsets
     def slot(self) -> IncrementalSnapshotSlot | None:
@@ -103,6 +120,8 @@ class IncrementalSnapshot:
         context.add(action.id, collections)
         if not was_running:
             self._metrics.started()
+            if self._progress is not None:
+                self._progress.started(context)
         self._metrics.tables([c.table for c in context.collections])
         if not was_running:
             self.read_chunk()
@@ -195,6 +214,8 @@ class IncrementalSnapshot:
             context.window_open = False
             self._next_table(aborted=True)  # resets the current table's keys
             stopped.append(current.table.dotted())
+        if self._progress is not None:
+            self._progress.aborted(context, stopped)
         if not context.running:
             context.correlation_id = None
             log.info("incremental snapshot stopped")
@@ -205,12 +226,16 @@ class IncrementalSnapshot:
             log.info("incremental snapshot paused")
             self.context.paused = True
             self._metrics.paused_changed(True)
+            if self._progress is not None:
+                self._progress.paused(self.context)
 
     def resume(self) -> None:
         if self.context.running and self.context.paused:
             log.info("incremental snapshot resumed")
             self.context.paused = False
             self._metrics.paused_changed(False)
+            if self._progress is not None:
+                self._progress.resumed(self.context)
             self.read_chunk()
 
     def process_change(self, table_id: TableId, images: Sequence[Sequence[Any] | None], source: EventSource,
@@ -250,10 +275,15 @@ class IncrementalSnapshot:
                 collection = context.current
                 assert collection is not None
                 try:
+                    self._status = "SUCCEEDED"
                     if self._read_table_chunk(conn, collection):
+                        if self._progress is not None:
+                            self._progress.in_progress(context)
                         break
+                    self._scan_completed(self._status)
                 except (SignalRejected, FilterRejected, TypeError, pymysql.err.MySQLError) as exc:
                     self._on_skip(context.correlation_id, collection.table, exc)
+                    self._scan_completed(self._status if isinstance(exc, SignalRejected) else "SQL_EXCEPTION")
                     log.warning("incremental snapshot (signal '%s') skips table %s: %s", context.correlation_id,
                                 collection.table.dotted(), exc)
                     if isinstance(exc, pymysql.err.OperationalError):
@@ -267,7 +297,12 @@ class IncrementalSnapshot:
                         context.correlation_id, exc)
             self._close()
             if context.running:
+                self._scan_completed("SQL_EXCEPTION")
                 self._next_table()
+
+    def _scan_completed(self, status: str) -> None:
+        if self._progress is not None and self.context.current is not None:
+            self._progress.table_scan_completed(self.context, self.rows_scanned, status)
 
     def _next_table(self, aborted: bool = False) -> None:
         """The current table is done (or skipped, or stopped): on to the next, and the snapshot metrics."""
@@ -276,18 +311,23 @@ class IncrementalSnapshot:
         if current is not None:
             self._metrics.table_completed(current.table, self.rows_scanned)
         self.rows_scanned = 0
+        correlation_id = context.correlation_id
         context.next_collection()
         if not context.running:
             self._metrics.finished(aborted=aborted)
+            if self._progress is not None:
+                self._progress.completed(context, correlation_id)
 
     def _read_table_chunk(self, conn: pymysql.connections.Connection, collection: Collection) -> bool:
         """Fill the window with the next chunk of `collection`; False when the table is done (or empty)."""
         context = self.context
         table = self._tables.table(collection.table)
         if table is None:
+            self._status = "UNKNOWN_SCHEMA"
             raise SignalRejected(context.correlation_id or "", f"table {collection.table.dotted()} is not captured")
         key = (collection.surrogate_key,) if collection.surrogate_key else tuple(table.primary_key_column_names)
         if not key or any(table.column(k) is None for k in key):
+            self._status = "NO_PRIMARY_KEY"
             raise SignalRejected(context.correlation_id or "",
                                  f"table {collection.table.dotted()} has no primary key: name a surrogate-key")
         context.key_types = tuple(java_key_type(table.column(k)) for k in key)  # type: ignore[arg-type]
@@ -297,6 +337,7 @@ class IncrementalSnapshot:
         if context.maximum_key is None:
             context.maximum_key = self._maximum_key(conn, collection.table, key, where)
             if context.maximum_key is None:
+                self._status = "EMPTY"
                 log.info("incremental snapshot: table %s is empty", collection.table.dotted())
                 return False
         base = exp.select(exp.Star()).from_(table_expression(collection.table))
@@ -319,6 +360,12 @@ class IncrementalSnapshot:
             return False
         self.rows_scanned += len(self._window)
         self._metrics.rows(collection.table, self.rows_scanned)
+        # Debezium's currentChunk: the table's bounds (first key read, maximum key) with its first chunk only
+        first = next(iter(self._window))
+        if context.chunk_end is None:
+            self._metrics.current_chunk(context.chunk_id, first, reader.last_key, table_to=context.maximum_key)
+        else:
+            self._metrics.current_chunk(context.chunk_id, first, reader.last_key)
         context.chunk_end = reader.last_key
         return True
 

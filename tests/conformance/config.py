@@ -89,7 +89,8 @@ class RunConfig:
             if rest:
                 formats[f"debezium.format.{side}{rest}"] = value
             else:
-                formats[f"debezium.format.{side}"] = "avro" if "AvroConverter" in value else "json"
+                formats[f"debezium.format.{side}"] = ("avro" if "AvroConverter" in value else "cloudevents"
+                                                      if "CloudEventsConverter" in value else "json")
         props.update({f"debezium.source.{k}": v for k, v in source.items()})
         props.update(formats)
         return props

@@ -82,7 +82,8 @@ class ConnectorProcess:
 
     def wait_caught_up(self, target: tuple[str, int], quiet_ms: int, timeout: float) -> dict[str, Any]:
         """Until the reader position reached `target`, every sent record is acked, and
-        records_sent has not changed for `quiet_ms` (the harness's three conditions)."""
+        records_sent has not changed for `quiet_ms` (the harness's three conditions), and no snapshot is running
+        unpaused (an incremental snapshot's chunks come after `target`, each after a watermark round trip)."""
         tkey = binlog_key(*target)
         deadline = time.monotonic() + timeout
         last_sent, stable_since = None, time.monotonic()
@@ -95,7 +96,9 @@ class ConnectorProcess:
                 if sent != last_sent:
                     last_sent, stable_since = sent, time.monotonic()
                 reached = binlog_key(st.get("binlog_file"), st.get("binlog_pos")) >= tkey
-                if (reached and st.get("records_acked") == sent
+                snapshot = st.get("snapshot") or {}
+                busy = bool(snapshot.get("SnapshotRunning")) and not snapshot.get("SnapshotPaused")
+                if (reached and not busy and st.get("records_acked") == sent
                         and (time.monotonic() - stable_since) * 1000 >= quiet_ms):
                     return st
             time.sleep(0.1)

@@ -4,10 +4,17 @@ Same rules as the reference harness's normalize_events.py (written anew here):
 * `ts_ms` / `ts_us` / `ts_ns` of the envelope, of `source`, of transaction records and of
   schema-change records -> "<ts>"; also `source.ts_ms` / `source_ts_ms` (and _us/_ns) at the top level of
   a value, where a Flatten transform (delimiter `.` or `_`) puts the source's;
+* a CloudEvents value's `time` and `iodebeziumtsms`/`tsus`/`tsns` (the source timestamps) -> "<ts>";
 * `ts_sec` of a record's source offset, of offsets.json and of a history `position` -> "<ts>";
 * the `__debezium.context.runId` header (a per-run UUID) -> "<runId>";
 * incremental-snapshot watermarks written to the signal table: the random chunk id of their `id`
   ("<uuid>-open" -> "<chunk>-open") and their `data` (window timestamps) -> "<window>";
+* notifications (`notification.enabled.channels=sink`): the wall-clock `timestamp` -> "<ts>" and an `id`
+  that is a random UUID (initial snapshots; an incremental snapshot's is its signal's id, kept) -> "<uuid>",
+  in the key and the value of records whose value has exactly a notification's fields; and of its
+  `additional_data` keys that share a HashMap bucket, sorted (Debezium copies a `Map.of`, whose iteration
+  order is salted per JVM, into a HashMap: colliding keys such as `status` and `data_collections` come in
+  either order from one Debezium run to the next; bucket order is kept and compared);
 * MySQL server UUIDs: every UUID seen as the source of a GTID ("<uuid>:<n>" in
   source.gtid, gtids, transaction_id, transaction ids) is replaced in every string of the
   record by "<server-uuid>" ("<server-uuid-2>", ... in order of first appearance).
@@ -118,10 +125,73 @@ def mask_flat_source_ts(event: dict) -> dict:
     return event
 
 
+CLOUDEVENT_TS_KEYS = ("time", "iodebeziumtsms", "iodebeziumtsus", "iodebeziumtsns")
+
+
+def mask_cloudevent_ts(event: dict) -> dict:
+    """Mask, in place, the source timestamps of a CloudEvents value (a rule the reference normalizer lacks: its
+    harness writes no CloudEvents)."""
+    p = _payload(event.get("value"))
+    if isinstance(p, dict) and p.get("specversion") == "1.0":
+        _mask_ts(p, CLOUDEVENT_TS_KEYS)
+    return event
+
+
+_NOTIFICATION_FIELDS = {"id", "type", "aggregate_type", "additional_data", "timestamp"}
+_RANDOM_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
+
+
+def _java_bucket(key: str, capacity: int) -> int:
+    h = 0
+    for unit in _utf16_units(key):
+        h = (31 * h + unit) & 0xFFFFFFFF
+    return (h ^ (h >> 16)) & (capacity - 1)
+
+
+def _utf16_units(text: str) -> list[int]:
+    data = text.encode("utf-16-be")
+    return [(data[i] << 8) | data[i + 1] for i in range(0, len(data), 2)]
+
+
+def _bucket_sorted(data: dict) -> dict:
+    """`new HashMap<>(Map.of(n pairs))` plus a put of connector_name: the copy's capacity, the Map.of keys that
+    share a bucket sorted."""
+    wanted, capacity = int((len(data) - 1) / 0.75 + 1.0), 1
+    while capacity < wanted:
+        capacity *= 2
+    capacity = capacity if len(data) > 1 else 16
+    while len(data) > capacity * 0.75:
+        capacity *= 2
+    # Only runs of neighbours in one bucket are sorted (connector_name, put after the copy, stays last in
+    # its bucket): a different bucket order is a real difference and must stay visible.
+    runs: list[list[str]] = []
+    for k in data:
+        if runs and _java_bucket(runs[-1][-1], capacity) == _java_bucket(k, capacity):
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    keys = [k for run in runs for k in sorted(run, key=lambda k: (k == "connector_name", k))]
+    return {k: data[k] for k in keys}
+
+
+def mask_notification(event: dict) -> dict:
+    value, key = _payload(event.get("value")), _payload(event.get("key"))
+    if not isinstance(value, dict) or set(value) != _NOTIFICATION_FIELDS:
+        return event
+    value["timestamp"] = "<ts>"
+    if isinstance(value.get("additional_data"), dict):
+        value["additional_data"] = _bucket_sorted(value["additional_data"])
+    for part in (value, key):
+        if isinstance(part, dict) and isinstance(part.get("id"), str) and _RANDOM_UUID.fullmatch(part["id"]):
+            part["id"] = "<uuid>"
+    return event
+
+
 def normalize_event(event: dict, masker: UuidMasker) -> dict:
     """A masked copy of one events.jsonl line (the masker learns across a whole file)."""
     e = copy.deepcopy(event)
     p = _payload(e.get("value"))
+    mask_cloudevent_ts(e)
     _mask_ts(p)
     mask_flat_source_ts(e)
     if isinstance(p, dict):
@@ -131,6 +201,7 @@ def normalize_event(event: dict, masker: UuidMasker) -> dict:
             h["value"]["payload"] = "<runId>"
     _mask_ts(e.get("sourceOffset"), ("ts_sec",))
     mask_watermarks(e)
+    mask_notification(e)
     for s in _gtid_strings(e):
         masker.learn(s)
     return masker.mask(e)

@@ -14,7 +14,7 @@ pytest.importorskip("deltalake")
 from deltalake import DeltaTable  # noqa: E402
 
 from spark_sink import (DecodeOptions, DeltaTarget, ParquetTarget, ValueFormat,  # noqa: E402
-                        apply_changes, decode_batch, read_changes, read_current, read_kafka)
+                        apply_changes, decode_batch, decode_split, read_changes, read_current, read_kafka)
 from spark_sink.mirror import main as mirror  # noqa: E402
 
 from . import expected, golden  # noqa: E402
@@ -143,6 +143,33 @@ def test_avro_through_schema_registry(spark, kafka_bootstrap, prefix, workdir, s
     assert sorted(stored) == [1, 3, 4]
     for key, want in expected.all_types("basic-mysql").items():
         assert {c: stored[key][c] for c in want} == _as_stored(want), key
+
+
+def test_avro_decodes_to_the_json_dataframe(spark, kafka_bootstrap, prefix, schema_registry) -> None:
+    """The same change events of real Debezium, JsonConverter and AvroConverter: Spark's typed
+    rows are equal, split on read (Python source) and split by Spark from raw rows."""
+    _load(kafka_bootstrap, "basic-mysql", f"{prefix}j")
+    _load(kafka_bootstrap, "basic-mysql-avro", f"{prefix}a")
+    registry = {"schema.registry.url": f"{schema_registry}/basic-mysql-avro"}
+    tables = "(all_types|customers)"  # every column type; two schema versions (ALTER TABLE ADD COLUMN)
+    json_split = read_kafka(spark, kafka_bootstrap, topic_pattern=rf"{prefix}j\.inventory\.{tables}", streaming=False,
+                            split_values="json")
+    avro_split = read_kafka(spark, kafka_bootstrap, topic_pattern=rf"{prefix}a\.inventory\.{tables}", streaming=False,
+                            split_values="avro", registry_options=registry)
+    avro_raw = read_kafka(spark, kafka_bootstrap, topic_pattern=rf"{prefix}a\.inventory\.{tables}", streaming=False)
+    by_json = decode_split(json_split, DecodeOptions())
+    avro_options = DecodeOptions(value_format=ValueFormat.AVRO, schema_registry_url=registry["schema.registry.url"])
+    by_avro, by_avro_raw = decode_split(avro_split, avro_options), decode_batch(avro_raw, avro_options)
+    assert len(by_json) == 2
+
+    def rows(df) -> list[dict]:  # two runs of the reference: wall clock and server UUID differ
+        return [{k: v for k, v in r.asDict().items() if k not in ("__source_ts_ms", "__topic", "__timestamp")}
+                | {"__source_gtid": (r["__source_gtid"] or ":").split(":")[1]} for r in df.orderBy("__offset").collect()]
+    for topic, df in by_json.items():
+        twin = topic.replace(f"{prefix}j.", f"{prefix}a.")
+        assert by_avro[twin].schema == df.schema == by_avro_raw[twin].schema, topic
+        want = rows(df)
+        assert want and rows(by_avro[twin]) == want and rows(by_avro_raw[twin]) == want, topic
 
 
 def test_read_changes_typed_stream_with_rate_limit(spark, kafka_bootstrap, prefix, workdir) -> None:

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 import pymysql
 
+from tests.support.datadir_templates import initialise_from_template, template_key
 from tests.support.ports import free_port
 from tests.support.waiting import wait_until
 
@@ -110,7 +111,8 @@ class DatabaseServer:
         self.datadir.mkdir(parents=True)
         self.rundir.mkdir(parents=True)
         self._write_cnf()
-        self._initialize()
+        key = template_key(self.flavour, self.version(), self.cnf.read_text(), self.workdir, self.port)
+        initialise_from_template(key, self.datadir, self._initialize)
         with open(self.rundir / "stdout.log", "w") as out:
             self._proc = subprocess.Popen(self._server_cmd(), stdout=out, stderr=subprocess.STDOUT,
                                           stdin=subprocess.DEVNULL, start_new_session=True)

@@ -117,8 +117,8 @@ def test_bad_settings_are_refused_before_anything_connects(pki, tmp_path):
         _kafka(tmp_path, "https://r:8081", **{"auto.register.schemas": "false"})
     with pytest.raises(ConfigError, match="schema.registry.ssl.truststor.location is not supported"):  # misspelt
         _kafka(tmp_path, "https://r:8081", **{"schema.registry.ssl.truststor.location": "/x"})
-    loaded = _kafka(tmp_path, "https://r:8081", **{"frobnicate": "1"})
-    assert "unknown converter property 'value.frobnicate' (ignored)" in loaded.warnings
+    with pytest.raises(ConfigError, match="value.frobnicate is not implemented by binlog-cdc .*remove it"):
+        _kafka(tmp_path, "https://r:8081", **{"frobnicate": "1"})
 
 
 def test_connector_writes_avro_through_an_https_registry_with_auth(pki, mariadb, broker, unique_database, tmp_path):

@@ -43,7 +43,10 @@ def test_defaults(tmp_path):
     ("debezium.source.signal.enabled.channels=kafka\n", "kafka needs signal.kafka.bootstrap.servers"),
     ("debezium.source.signal.enabled.channels=carrier-pigeon\n", "unknown channel 'carrier-pigeon'"),
     ("debezium.source.incremental.snapshot.watermarking.strategy=insert_delete\n", "insert_delete refused"),
-    ("debezium.source.notification.enabled.channels=log\n", "notification.enabled.channels=log: notifications"),
+    ("debezium.source.notification.enabled.channels=jmx\n", "notification.enabled.channels=jmx refused"),
+    ("debezium.source.notification.enabled.channels=sink\n", "Notification topic name must be provided"),
+    ("debezium.source.notification.enabled.channels=log,pager\n", "unknown channel 'pager'"),
+    ("debezium.source.notification.sink.topic.retention=1\n", "notification.sink.topic.retention=1: only"),
     ("debezium.source.signal.data.collection=debezium_signal\n", "expected `database.table`"),
 ])
 def test_not_implemented_is_refused_by_name(tmp_path, extra, message):

@@ -15,7 +15,7 @@ from connector.daemon import table_schema_builder
 from connector.dispatch.dispatcher import Dispatcher
 from connector.dispatch.encoder import Transforms
 from connector.dispatch.filters import TableFilter
-from connector.events.kinds import ConnectRecord, RecordKind
+from connector.events.kinds import ConnectRecord, NotificationRecord, RecordKind
 from connector.kafka.writer import OutRecord
 from connector.offsets.tracker import OffsetTracker
 from connector.schema.tracker import SchemaTracker
@@ -162,6 +162,10 @@ def test_transforms_see_every_kind_and_a_dropped_record_still_commits() -> None:
     plain, plain_sink, _ = _dispatcher(provide_transaction_metadata="true", skipped_operations="none")
     _streamed(dispatcher)
     _streamed(plain)
+    # a notification (sink channel) goes through the same encoder and transforms, with no offset of its own
+    note = NotificationRecord("inc-1", "STARTED", "Incremental Snapshot", {"connector_name": "dbserver1"}, 1, "n")
+    dispatcher.emit(note, None)
+    plain.emit(note, None)
     assert set(seen) == set(RecordKind) - {RecordKind.HEARTBEAT}
     # The same records, bytes and all, except the dropped tombstone (context headers differ by run id only).
     expected = [r for r in plain_sink.sent if not (r.value is None and r.topic.endswith("customers"))]

@@ -59,3 +59,34 @@ def test_snapshot_metrics_say_paused_and_start_afresh_for_each_snapshot():
     assert not m.as_dict()["SnapshotPaused"] and m.as_dict()["SnapshotAborted"]
     m.started()  # the next (blocking or incremental) snapshot
     assert m.as_dict()["RowsScanned"] == {} and not m.as_dict()["SnapshotAborted"]
+
+
+def test_snapshot_metrics_time_pauses_and_keep_a_table_bounds_across_its_chunks():
+    from snapshot.metrics import SnapshotMetrics
+
+    class Clock:
+        now = 100.0
+
+        def monotonic(self) -> float:
+            return self.now
+
+    clock = Clock()
+    m = SnapshotMetrics(clock)
+    m.snapshot_skipped()
+    m.started()
+    assert not m.as_dict()["SnapshotSkipped"]
+    m.tables([ORDERS])
+    m.current_chunk("c1", ("A-1", 1), ("A-1", 2), table_to=("B-7", 1))
+    m.current_chunk("c2", ("B-7", 1), ("B-7", 1))  # a later chunk: the table's bounds stay
+    d = m.as_dict()
+    assert [d[k] for k in ("ChunkId", "ChunkFrom", "ChunkTo", "TableFrom", "TableTo")] == [
+        "c2", "[B-7, 1]", "[B-7, 1]", "[A-1, 1]", "[B-7, 1]"]
+    m.paused_changed(True)
+    clock.now += 3
+    assert m.as_dict()["SnapshotPausedDurationInSeconds"] == 3
+    m.paused_changed(False)
+    clock.now += 5
+    m.table_completed(ORDERS, 3)
+    d = m.as_dict()
+    assert d["SnapshotPausedDurationInSeconds"] == 3 and d["RemainingTableCount"] == 0
+    assert [d[k] for k in ("ChunkId", "ChunkFrom", "ChunkTo", "TableFrom", "TableTo")] == [None] * 5

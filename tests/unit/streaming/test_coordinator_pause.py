@@ -75,6 +75,9 @@ class ScriptedServer:
         self.snapshots.append(with_data)
         return SourceOffset(self.binlog.events[0].file, self.binlog.events[0].start)
 
+    def skipped(self) -> None:
+        pass
+
     # StreamingSource
     def stream(self, offset: SourceOffset, gate: PauseGate) -> None:
         handler = self.pipeline.handler(offset)

@@ -154,7 +154,7 @@ def test_timestamp_converter_refusals() -> None:
     with pytest.raises(ValueError, match="target.type='date' must be one of"):
         build("TimestampConverter$Value", field="a", **{"target.type": "date"})
     row = struct("r", [("id", _I), ("s", _OS)])
-    with pytest.raises(ValueError, match="string input"):
+    with pytest.raises(ValueError, match="a string field is parsed with `format`: format is not set"):
         build("TimestampConverter$Value", field="s", **{"target.type": "unix"}).apply(
             ConnectRecord("t", None, None, None, row, [1, "2024"], []))
 
@@ -192,3 +192,28 @@ def test_partition_routing_java_hash_codes() -> None:
     with pytest.raises(ValueError, match="only java is implemented"):
         build("partitions.PartitionRouting", **{"partition.payload.fields": "after.id", "partition.topic.num": "3",
                                                  "partition.hash.function": "murmur"})
+
+
+def test_insert_field_timestamp_is_the_connect_timestamp_or_null_as_kafka() -> None:
+    from dataclasses import replace
+
+    from connector.serde.json_converter import JsonConverter
+    from connector.serde.json_values import DataError
+
+    ins = build("InsertField$Value", **{"timestamp.field": "ts", "static.field": "s", "static.value": "v",
+                                        "topic.field": "t"})
+    out = ins.apply(change())
+    # Kafka's order: topic, partition, offset, timestamp, static; Timestamp's optional schema for `ts` / `ts?`
+    assert [f.name for f in out.value_schema.fields[-3:]] == ["t", "ts", "s"]
+    text = json.loads(JsonConverter().to_text(out.value_schema, out.value))
+    assert text["schema"]["fields"][-2] == {"type": "int64", "optional": True, "name": "org.apache.kafka.connect.data.Timestamp",
+                                            "version": 1, "field": "ts"}
+    assert text["payload"]["ts"] is None and text["payload"]["s"] == "v"  # Debezium's records: no timestamp
+    stamped = ins.apply(replace(change(), timestamp=1_700_000_000_123))  # e.g. after outbox.EventRouter
+    assert stamped.value[-2] == 1_700_000_000_123 and stamped.timestamp == 1_700_000_000_123
+    required = build("InsertField$Key", **{"timestamp.field": "ts!"})
+    keyed = required.apply(replace(change(), timestamp=5))
+    assert json.loads(JsonConverter().to_text(keyed.key_schema, keyed.key))["payload"] == {"id": 1, "ts": 5}
+    nothing = required.apply(change())  # Kafka leaves the required field unset: the converter stops on it
+    with pytest.raises(DataError, match="null value for a required field"):
+        JsonConverter().to_text(nothing.key_schema, nothing.key)

@@ -62,7 +62,7 @@ def test_a_refused_property_at_its_debezium_default_asks_for_nothing() -> None:
                                                       "set tasks.max=1"]
 
 
-@pytest.mark.parametrize("name", ["post.processors", "notification.enabled.channels"])
+@pytest.mark.parametrize("name", ["post.processors", "notification.jmx.enabled"])
 def test_issue_16_families_stop_the_start_by_name(name: str) -> None:
     problems = settings_problems({f"debezium.source.{name}": "x"})
     assert len(problems) == 1 and problems[0].startswith(f"{name}=x: ")
@@ -107,16 +107,17 @@ OUTBOX = "io.debezium.transforms.outbox.EventRouter"
 
 
 @pytest.mark.parametrize("extra, expected", [
-    ({"debezium.transforms": "u", "debezium.transforms.u.type": "io.debezium.transforms.TimezoneConverter"},
-     "transforms.u.type=io.debezium.transforms.TimezoneConverter: not implemented in binlog-cdc yet"),
+    ({"debezium.transforms": "u", "debezium.transforms.u.type": "io.debezium.transforms.ExtractSchemaToNewRecord"},
+     "transforms.u.type=io.debezium.transforms.ExtractSchemaToNewRecord: not implemented in binlog-cdc yet"),
     ({"debezium.transforms": "o", "debezium.transforms.o.type": OUTBOX,
       "debezium.transforms.o.table.fields.additional.placement": "type:nowhere"},
      "transforms.o.table.fields.additional.placement: 'type:nowhere' has placement 'nowhere'; use header, envelope"),
     ({"debezium.transforms": "o", "debezium.transforms.o.type": OUTBOX,
       "debezium.transforms.o.table.json.payload.null.behavior": "keep"},
      "transforms.o.table.json.payload.null.behavior='keep' must be one of ignore, optional_bytes"),
-    ({"debezium.transforms": "t", "debezium.transforms.t.type": "org.apache.kafka.connect.transforms.TimestampRouter"},
-     "transforms.t.type=org.apache.kafka.connect.transforms.TimestampRouter: routes by the record timestamp"),
+    ({"debezium.transforms": "t", "debezium.transforms.t.type": "org.apache.kafka.connect.transforms.TimestampRouter",
+      "debezium.transforms.t.timestamp.field": "x"},
+     "transforms.t.timestamp.field: not an option of TimestampRouter in binlog-cdc"),
     ({"debezium.transforms": "x", "debezium.transforms.x.type": "org.apache.kafka.connect.transforms.ExtractField$Key",
       "debezium.transforms.x.field": "a.b", "debezium.transforms.x.field.syntax.version": "V2"},
      "transforms.x.field.syntax.version='V2': binlog-cdc implements V1"),
@@ -151,7 +152,7 @@ OUTBOX = "io.debezium.transforms.outbox.EventRouter"
     ({"debezium.transforms": "r", "debezium.transforms.r.type": "org.apache.kafka.connect.transforms.RegexRouter",
       "debezium.transforms.r.regex": "a"}, "transforms.r.replacement is required by RegexRouter"),
     ({"debezium.transforms": "i", "debezium.transforms.i.type": "org.apache.kafka.connect.transforms.InsertField$Value",
-      "debezium.transforms.i.timestamp.field": "ts"}, "transforms.i.timestamp.field: not implemented in binlog-cdc"),
+      "debezium.transforms.i.offset.field": "o"}, "transforms.i.offset.field: not implemented in binlog-cdc"),
     ({"debezium.predicates": "p", "debezium.predicates.p.type":
       "org.apache.kafka.connect.transforms.predicates.TopicNameMatches"},
      "predicates.p.pattern is required by TopicNameMatches"),
