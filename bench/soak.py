@@ -2,12 +2,14 @@
 """Soak: the connector (`binlog-cdc run`, a child process) streams a steady write load for N minutes.
 
 A private MariaDB and Tansu broker are started; a writer thread commits small transactions at a steady
-rate (default 200 row changes/s: per transaction 4 inserts, 4 updates, 2 deletes); a consumer thread reads
+rate (default 200 row changes/s: per 10 changes of a transaction 4 inserts, 4 updates, 2 deletes, each kind one
+multi-row statement; `--tx-changes` sets the transaction size); a consumer thread reads
 the data topic live (assigned, no consumer group). Every 10 s the connector's RSS (and RssAnon, its heap
 alone), its MilliSecondsBehindSource metric and the machine's load are sampled. A writer that falls more
 than 1 s behind its schedule (a loaded machine) restarts the schedule rather than bursting, and counts a stall.
 
-    .venv/bin/python bench/soak.py [--minutes 30] [--rate 200] [--port-base 14160]
+    .venv/bin/python bench/soak.py [--minutes 30] [--rate 200] [--tx-changes 10] [--port-base 14160]
+    .venv/bin/python bench/soak.py --minutes 10 --rate 5000 --tx-changes 50   # issue 17: p99 lag < 100 ms
 
 Lag, per data record:
 - `lag` = Kafka record timestamp (the producer's CreateTime) minus the writer's clock when it began the
@@ -29,7 +31,7 @@ import tempfile
 import threading
 import time
 import urllib.request
-from collections import Counter
+from collections import Counter, deque
 from pathlib import Path
 from typing import Any
 
@@ -37,9 +39,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition  # noqa: E402
 
+from bench.connector_run import connector_cmd, cpu_s  # noqa: E402
 from tests.conformance.config import write_properties  # noqa: E402
 from tests.conformance.connector_process import ConnectorProcess  # noqa: E402
-from tests.conformance.run import default_connector_cmd  # noqa: E402
 from tests.support.connector_config import connector_properties  # noqa: E402
 from tests.support.servers import MariaDBServer, Profile, TansuBroker  # noqa: E402
 
@@ -49,19 +51,24 @@ SAMPLE_EVERY_S = 10.0
 
 
 class Writer(threading.Thread):
-    """Commits transactions of 4 inserts, 4 updates and 2 deletes, paced to `rate` row changes/s."""
+    """Commits transactions of `tx_changes` row changes (4 in 10 inserts, 4 updates, 2 deletes), paced to `rate`
+    row changes/s. Each kind is one multi-row statement: one round trip per kind, not per row, so that one
+    connection sustains thousands of changes per second on a loaded machine."""
 
-    PER_TX = 10
-
-    def __init__(self, server: MariaDBServer, rate: float) -> None:
+    def __init__(self, server: MariaDBServer, rate: float, tx_changes: int = 10) -> None:
         super().__init__(name="soak-writer", daemon=True)
+        if tx_changes < 10 or tx_changes % 10:
+            raise ValueError(f"--tx-changes must be a multiple of 10, got {tx_changes}")
         self._server = server
-        self._interval = self.PER_TX / rate
+        self._batch = tx_changes // 10
+        self._interval = tx_changes / rate
         self.stop_requested = threading.Event()
         self.changes = 0
         self.transactions = 0
         self.behind_schedule_max_s = 0.0
         self.stalls = 0  # times the writer fell more than 1 s behind its schedule
+        self.started_at: float | None = None
+        self.stopped_at: float | None = None
         self.error: BaseException | None = None
 
     def run(self) -> None:
@@ -69,13 +76,16 @@ class Writer(threading.Thread):
             self._run()
         except BaseException as exc:  # noqa: BLE001 - reported by the main thread
             self.error = exc
+        finally:
+            self.stopped_at = time.monotonic()
 
     def _run(self) -> None:
         conn = self._server.connect("soak")
         conn.autocommit(False)
-        live: list[int] = []  # ids inserted and not yet deleted, oldest first
+        live: deque[int] = deque()  # ids inserted and not yet deleted, oldest first
         next_id, seq = 1, 0
-        start, scheduled = time.monotonic(), 0
+        start = self.started_at = time.monotonic()
+        scheduled = 0
         with conn.cursor() as cur:
             while not self.stop_requested.is_set():
                 due = start + scheduled * self._interval
@@ -91,30 +101,44 @@ class Writer(threading.Thread):
                 scheduled += 1
                 # t_us is the writer's clock at the start of the transaction, on every row it touches.
                 t_us = time.time_ns() // 1000
-                statements: list[tuple[str, tuple]] = []
-                for _ in range(4):
+                inserts, updates, deletes = [], [], []
+                for _ in range(4 * self._batch):
                     seq += 1
-                    row = (next_id, seq, t_us, f"item-{next_id}", next_id % 10000 / 100, "x" * (seq % 40))
-                    statements.append(("INSERT INTO items VALUES (%s, %s, %s, %s, %s, %s)", row))
+                    inserts.append((next_id, seq, t_us, f"item-{next_id}", next_id % 10000 / 100, "x" * (seq % 40)))
                     live.append(next_id)
                     next_id += 1
-                for k in range(4):
-                    seq += 1
+                targets: set[int] = set()
+                for k in range(4 * self._batch):
                     target = live[(seq * 7919 + k) % len(live)]
-                    statements.append(("UPDATE items SET seq = %s, t_us = %s, amount = amount + 1 WHERE id = %s",
-                                       (seq, t_us, target)))
-                for _ in range(2):
-                    if len(live) > 1000:
-                        statements.append(("DELETE FROM items WHERE id = %s", (live.pop(0),)))
-                    else:
+                    if target not in targets:  # one update per row and statement: each change its own seq
                         seq += 1
-                        statements.append(("UPDATE items SET seq = %s, t_us = %s WHERE id = %s", (seq, t_us, live[0])))
-                for sql, values in statements:
-                    cur.execute(sql, values)
+                        targets.add(target)
+                        updates.append((target, seq, t_us, "", 0, None))
+                for _ in range(2 * self._batch):
+                    if len(live) > 1000:
+                        deletes.append(live.popleft())
+                    elif live[0] not in targets:
+                        seq += 1
+                        targets.add(live[0])
+                        updates.append((live[0], seq, t_us, "", 0, None))
+                cur.executemany("INSERT INTO items VALUES (%s, %s, %s, %s, %s, %s)", inserts)
+                if updates:
+                    # An upsert of existing rows: the binlog holds one UPDATE_ROWS image per row, as an UPDATE.
+                    cur.executemany("INSERT INTO items VALUES (%s, %s, %s, %s, %s, %s) ON DUPLICATE KEY UPDATE "
+                                    "seq = VALUES(seq), t_us = VALUES(t_us), amount = amount + 1", updates)
+                if deletes:
+                    cur.execute("DELETE FROM items WHERE id IN %s", (deletes,))
                 conn.commit()
-                self.changes += len(statements)
+                self.changes += len(inserts) + len(updates) + len(deletes)
                 self.transactions += 1
         conn.close()
+
+    def achieved_rate(self) -> float:
+        """Row changes per second over the writer's run."""
+        if self.started_at is None:
+            return 0.0
+        elapsed = (self.stopped_at or time.monotonic()) - self.started_at
+        return self.changes / elapsed if elapsed > 0 else 0.0
 
 
 class Reader(threading.Thread):
@@ -206,6 +230,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--minutes", type=float, default=30.0)
     parser.add_argument("--rate", type=float, default=200.0, help="row changes per second")
+    parser.add_argument("--tx-changes", type=int, default=10, help="row changes per transaction (multiple of 10)")
+    parser.add_argument("--profile", action="store_true",
+                        help="run the connector under cProfile (slower) and print its top functions")
     parser.add_argument("--port-base", type=int, default=None,
                         help="MariaDB on this port, Tansu on +1, the metrics endpoint on +2 (default: free ports)")
     parser.add_argument("--workdir", type=Path, default=None, help="kept after the run (default: a temp dir)")
@@ -236,10 +263,11 @@ def soak(work: Path, args: argparse.Namespace) -> int:
                                      metrics_port=str(metrics_port), metrics_host="127.0.0.1")
         config = work / "application.properties"
         write_properties(config, props)
-        proc = ConnectorProcess(list(default_connector_cmd()), config, work / "status.json",
+        prof = work / "connector.prof"
+        proc = ConnectorProcess(connector_cmd(prof if args.profile else None), config, work / "status.json",
                                 work / "connector.log").start()
         reader = Reader(broker.bootstrap_servers, topic)
-        writer = Writer(server, args.rate)
+        writer = Writer(server, args.rate, args.tx_changes)
         samples: list[dict[str, Any]] = []
         try:
             proc.wait_streaming(120)
@@ -247,6 +275,7 @@ def soak(work: Path, args: argparse.Namespace) -> int:
             reader.start()
             writer.start()
             t0 = time.monotonic()
+            cpu0 = last_cpu = cpu_s(proc.pid) or 0.0
             end = t0 + args.minutes * 60
             print(f"soak: {args.minutes:g} min at {args.rate:g} row changes/s; connector pid {proc.pid}; "
                   f"workdir {work}", flush=True)
@@ -256,13 +285,17 @@ def soak(work: Path, args: argparse.Namespace) -> int:
                     if thread.error is not None:
                         raise RuntimeError(f"{thread.name} failed: {thread.error!r}")
                 window = reader.take_window()
+                cpu = cpu_s(proc.pid) or last_cpu
                 sample = {"t_s": round(time.monotonic() - t0), "rss_mb": round(rss_kb(proc.pid) / 1024, 1),
                           "anon_mb": round(rss_kb(proc.pid, "RssAnon") / 1024, 1),
                           "load1": round(os.getloadavg()[0], 1),
+                          # the connector's share of one core over the window (all its threads)
+                          "cpu_pct": round(100 * (cpu - last_cpu) / SAMPLE_EVERY_S),
                           "written": writer.changes, "read": reader.records,
                           "lag_p50_ms": round(percentile(window, 50), 1),
                           "lag_max_ms": round(max(window, default=0), 1),
                           "ms_behind_source": ms_behind_source(metrics_port)}
+                last_cpu = cpu
                 samples.append(sample)
                 print(json.dumps(sample), flush=True)
             writer.stop_requested.set()
@@ -273,6 +306,7 @@ def soak(work: Path, args: argparse.Namespace) -> int:
             deadline = time.monotonic() + 60
             while reader.records < writer.changes and time.monotonic() < deadline:
                 time.sleep(0.2)
+            cpu_total = (cpu_s(proc.pid) or last_cpu) - cpu0
             final_rss = rss_kb(proc.pid) / 1024
             final_anon = rss_kb(proc.pid, "RssAnon") / 1024
         finally:
@@ -282,11 +316,15 @@ def soak(work: Path, args: argparse.Namespace) -> int:
             reader.join(10)
         if rc != 0:
             print(f"connector exit code {rc}:\n{proc.log_tail()}", flush=True)
-    return report(samples, writer, reader, final_rss, final_anon, args)
+        if args.profile and prof.exists():
+            import pstats
+
+            pstats.Stats(str(prof)).sort_stats("cumulative").print_stats(40)
+    return report(samples, writer, reader, final_rss, final_anon, cpu_total, args)
 
 
 def report(samples: list[dict[str, Any]], writer: Writer, reader: Reader, final_rss: float, final_anon: float,
-           args: argparse.Namespace) -> int:
+           cpu_total_s: float, args: argparse.Namespace) -> int:
     rss = [s["rss_mb"] for s in samples] + [round(final_rss, 1)]
     anon = [s["anon_mb"] for s in samples] + [round(final_anon, 1)]
     loads = [s["load1"] for s in samples]
@@ -297,7 +335,8 @@ def report(samples: list[dict[str, Any]], writer: Writer, reader: Reader, final_
     # after warm-up.
     third = max(1, len(rss) // 3)
     summary = {
-        "minutes": args.minutes, "rate": args.rate,
+        "minutes": args.minutes, "rate": args.rate, "tx_changes": args.tx_changes,
+        "achieved_rate": round(writer.achieved_rate(), 1),
         "written": writer.changes, "read": reader.records, "distinct": len(reader.seen), "duplicates": duplicates,
         "exactly_once": reader.records == writer.changes and duplicates == 0,
         "transactions": writer.transactions, "writer_behind_schedule_max_s": round(writer.behind_schedule_max_s, 3),
@@ -308,6 +347,9 @@ def report(samples: list[dict[str, Any]], writer: Writer, reader: Reader, final_
         "anon_mb_first_third_mean": round(statistics.mean(anon[:third]), 1),
         "anon_mb_last_third_mean": round(statistics.mean(anon[-third:]), 1),
         "writer_stalls": writer.stalls,
+        # connector CPU per change: what the rate costs, independent of the machine's other load
+        "connector_cpu_s": round(cpu_total_s, 1),
+        "connector_cpu_us_per_change": round(1e6 * cpu_total_s / writer.changes, 1) if writer.changes else None,
         "load1_median": statistics.median(loads) if loads else None, "load1_max": max(loads, default=None),
         "lag_ms_p50": round(percentile(lags, 50), 1), "lag_ms_p99": round(percentile(lags, 99), 1),
         "lag_ms_max": round(max(lags, default=float("nan")), 1),
@@ -316,7 +358,8 @@ def report(samples: list[dict[str, Any]], writer: Writer, reader: Reader, final_
         "source_lag_ms_p99": round(percentile(source_lags, 99), 1),
         "ms_behind_source_max": max(behind, default=None),
     }
-    print(f"written {writer.changes} row changes in {writer.transactions} transactions; read {reader.records} "
+    print(f"written {writer.changes} row changes in {writer.transactions} transactions "
+          f"({summary['achieved_rate']} changes/s); read {reader.records} "
           f"records ({duplicates} duplicates): {'exactly once' if summary['exactly_once'] else 'MISMATCH'}")
     print(f"connector RSS MB: first {summary['rss_mb_first']}, last {summary['rss_mb_last']}, "
           f"max {summary['rss_mb_max']} (first-third mean {summary['rss_mb_first_third_mean']}, "

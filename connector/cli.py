@@ -48,8 +48,10 @@ def _check_kafka(loaded) -> None:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from connector.daemon import run
+    from connector.ops.heap import return_big_buffers_to_the_os
     from connector.shutdown import ShutdownToken
 
+    return_big_buffers_to_the_os()  # a long-lived service: RSS must come down after big rows (BLOBs)
     loaded = _load(args)
     _check_kafka(loaded)
     token = ShutdownToken()

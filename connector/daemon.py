@@ -169,8 +169,11 @@ class Daemon:
         dbconn.check_server_id_unique(ctl, s.database.server_id)
         log.info("source server %s (%s), gtid_mode=%s", info.version, info.flavor, info.gtid_mode)
 
+        # max.queue.size / max.queue.size.in.bytes bound Debezium's queue between the reader and Kafka; here the
+        # records handed to the producer and not yet acknowledged are that queue.
         writer = KafkaWriter(s.kafka.producer, max_in_flight_records=max(1, s.max_queue_size),
-                             should_stop=None, poll_on_send=False)
+                             max_in_flight_bytes=s.max_queue_size_in_bytes or None, should_stop=None,
+                             poll_on_send=False)
         if writer.transactional and s.offsets.store != OFFSETS_KAFKA:
             raise ServerSetupError(
                 "transactional.id is set (exactly-once delivery) but offsets are not stored in Kafka: set "

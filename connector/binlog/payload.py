@@ -160,6 +160,7 @@ class TransactionPayloadEvent(BinLogEvent):
             event = wrapper.event
             if event is None:
                 continue  # a type the reader did not ask for
+            wrapper.event = None  # no wrapper <-> event cycle: refcounting frees the event once it is handled
             if isinstance(event, TableMapEvent) and event._processed:
                 self.table_map[event.table_id] = event.get_table()  # what pmr's stream does for outer ones
             yield event

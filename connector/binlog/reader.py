@@ -229,8 +229,17 @@ class BinlogReader:
             raise
 
     def _positioned(self, stream: BinLogStreamReader) -> Iterator[PositionedEvent]:
-        for event in stream:
+        while True:
+            # Drop the previous event first: its bytes (a row with a 16 MB BLOB, twice in an update) would
+            # otherwise stay alive while the next one is read, next to it.
+            event = packet = None
+            event = stream.fetchone()
+            if event is None:
+                return
             packet = event.packet
+            # pmr's packet wrapper and its event refer to each other: cut that cycle, or an event and its bytes
+            # stay in memory until the next cyclic GC pass (a run of 16 MB BLOB rows held hundreds of MB).
+            packet.event = None
             log_pos = packet.log_pos
             if isinstance(event, RotateEvent):
                 if event.timestamp:

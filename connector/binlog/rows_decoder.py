@@ -28,7 +28,7 @@ from pymysqlreplication.row_event import DeleteRowsEvent, RowsEvent, UpdateRowsE
 from connector.binlog.image_compiler import FullImage, compile_full_image
 from connector.binlog.value_decoders import ValueDecoder, column_decoder
 
-__all__ = ["RowsDecoder", "RowImage", "RowPair", "RowPlan"]
+__all__ = ["RowsDecoder", "RowImage", "RowPair", "RowPlan", "release_raw_bytes"]
 
 RowImage = list
 RowPair = tuple["RowImage | None", "RowImage | None"]
@@ -176,3 +176,10 @@ def _length_encoded(data: bytes, pos: int) -> tuple[int, int]:
     size = {252: 2, 253: 3, 254: 8}[first]
     return int.from_bytes(data[pos + 1:pos + 1 + size], "little"), pos + 1 + size
 
+
+def release_raw_bytes(event: Any) -> None:
+    """Drop a decoded rows event's raw bytes: nothing reads them after `RowsDecoder`, and a row with a 16 MB
+    BLOB (twice in an update) would otherwise be held twice while its record is built."""
+    wrapper = getattr(event, "packet", None)
+    if wrapper is not None and getattr(wrapper, "packet", None) is not None:
+        wrapper.packet = None

@@ -199,7 +199,9 @@ class TableSchema:
             str(ts_ns),
             "}}" if self.schemas_enable else "}",
         ]
-        return "".join(parts).encode("utf-8")
+        text = "".join(parts)
+        del parts  # the row strings go before the bytes are made: a BLOB row is held twice, not three times
+        return text.encode("utf-8")
 
 
 @dataclass(frozen=True)

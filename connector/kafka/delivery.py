@@ -1,8 +1,9 @@
 """Delivery bookkeeping of the Kafka writer: records in flight, delivery callbacks, back-pressure, failures.
 
-* **Back-pressure.** At most `max_in_flight` records are un-acknowledged; the writer waits (serving
-  callbacks) until the broker catches up, so a stopped broker stops the binlog reader instead of growing
-  memory. `block_timeout_s` turns an endless wait into `KafkaBackpressureTimeout`, `should_stop` into
+* **Back-pressure.** At most `max_in_flight` records, and at most `max_in_flight_bytes` bytes of keys and
+  values, are un-acknowledged; the writer waits (serving callbacks) until the broker catches up, so a stopped
+  broker or a run of big rows (16 MB BLOBs) stops the binlog reader instead of growing memory. A record
+  larger than the byte bound is sent alone, once nothing else is in flight. `block_timeout_s` turns an endless wait into `KafkaBackpressureTimeout`, `should_stop` into
   `KafkaWriterInterrupted` (first shutdown signal).
 * **Failures are fatal.** A record Kafka rejected is never acknowledged, so neither its offset nor any later
   one is committed; the first failure is kept and raised by the writer's next call.
@@ -41,14 +42,17 @@ class Deliveries:
     """Shared by the producing thread and whichever thread serves callbacks; state changes under one lock."""
 
     def __init__(self, max_in_flight: int, *, transactional: bool, block_timeout_s: float | None,
-                 should_stop: Callable[[], bool], clock: Callable[[], float]) -> None:
+                 should_stop: Callable[[], bool], clock: Callable[[], float],
+                 max_in_flight_bytes: int | None = None) -> None:
         self._max_in_flight = max_in_flight
+        self._max_bytes = max_in_flight_bytes
         self._transactional = transactional
         self._block_timeout_s = block_timeout_s
         self._should_stop = should_stop
         self._clock = clock
         self._lock = threading.Lock()
         self._in_flight = 0
+        self._in_flight_bytes = 0
         self.failure: KafkaWriterError | None = None
         self._in_transaction = False
         self._generation = 0
@@ -76,27 +80,42 @@ class Deliveries:
         with self._lock:
             return self._in_flight
 
-    def produced(self) -> None:
+    @property
+    def in_flight_bytes(self) -> int:
+        with self._lock:
+            return self._in_flight_bytes
+
+    def produced(self, size: int = 0) -> None:
         # Counted before produce(): another thread polling may run the callback before produce() returns.
         with self._lock:
             self._in_flight += 1
+            self._in_flight_bytes += size
 
-    def not_produced(self) -> None:
+    def not_produced(self, size: int = 0) -> None:
         with self._lock:
             self._in_flight -= 1
+            self._in_flight_bytes -= size
 
-    def wait_for_room(self, poll: Callable[[float], object]) -> float | None:
-        """Serve callbacks (`poll`) while `max_in_flight` records are un-acknowledged; returns when the wait
-        started, None if there was room at once."""
-        # An unlocked read on the per-record path: it only decides whether to wait, re-read under the lock.
-        if self._in_flight < self._max_in_flight:
+    def _full(self, size: int) -> bool:
+        if self._in_flight >= self._max_in_flight:
+            return True
+        limit = self._max_bytes
+        return limit is not None and self._in_flight > 0 and self._in_flight_bytes + size > limit
+
+    def wait_for_room(self, poll: Callable[[float], object], size: int = 0) -> float | None:
+        """Serve callbacks (`poll`) while the records in flight leave no room for one of `size` bytes; returns
+        when the wait started, None if there was room at once."""
+        # Unlocked reads on the per-record path: they only decide whether to wait, re-read under the lock.
+        if not self._full(size):
             return None
         started = self._clock()
-        while self.in_flight >= self._max_in_flight:
+        while True:
+            with self._lock:
+                if not self._full(size):
+                    return started
             poll(0.05)
             self.raise_if_failed()
             self.check_blocked(started, "un-acknowledged records")
-        return started
 
     def check_blocked(self, started: float, on_what: str) -> None:
         if self._should_stop():
@@ -109,13 +128,15 @@ class Deliveries:
 
     # -- callbacks ------------------------------------------------------------------------------------------
 
-    def callback(self, topic: str, partition: int | None, on_ack: Callable[[], None]) -> Callable[..., None]:
-        """The `on_delivery` callback of one record."""
+    def callback(self, topic: str, partition: int | None, on_ack: Callable[[], None],
+                 size: int = 0) -> Callable[..., None]:
+        """The `on_delivery` callback of one record of `size` bytes."""
         generation = self._generation
 
         def delivered(err: KafkaError | None, msg: object) -> None:
             with self._lock:
                 self._in_flight -= 1
+                self._in_flight_bytes -= size
             if err is None:
                 if self._transactional:
                     self._transactional_ack(generation, on_ack)

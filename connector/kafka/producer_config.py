@@ -28,12 +28,16 @@ _RENAMED: dict[str, str] = {
 _IGNORED: dict[str, str] = {
     "key.serializer": "records are serialized by the connector",
     "value.serializer": "records are serialized by the connector",
-    "buffer.memory": "memory is bounded by max_in_flight_records and queue.buffering.max.kbytes",
     "max.block.ms": "send blocks on back-pressure; see block_timeout_s",
     "metric.reporters": "JMX reporters do not exist here",
     "interceptor.classes": "Java interceptors cannot run here",
     "client.dns.lookup": "librdkafka resolves every address itself",
 }
+
+# The Java producer's buffer.memory (bytes of records it holds before send() blocks), and its default: the
+# KafkaWriter bounds the un-acknowledged bytes by it (librdkafka's own queue bound defaults to 1 GB).
+BUFFER_MEMORY = "buffer.memory"
+BUFFER_MEMORY_DEFAULT = 33_554_432
 
 # Java-only properties that change security or placement: dropping them silently would be wrong.
 _REJECTED: dict[str, str] = {
@@ -72,7 +76,10 @@ def build_producer_config(overrides: Mapping[str, str]) -> dict[str, str]:
         value = str(value)
         if key in SECURITY_KEYS:
             continue
-        if key in _IGNORED:
+        if key == BUFFER_MEMORY:
+            if _positive_int(value) is None:
+                problems.append(f"buffer.memory={value} must be a positive number of bytes")
+        elif key in _IGNORED:
             logger.warning("Ignoring producer property %s: %s", key, _IGNORED[key])
         elif key in _REJECTED:
             problems.append(f"{key} is not supported by librdkafka: {_REJECTED[key]}")
@@ -91,6 +98,21 @@ def build_producer_config(overrides: Mapping[str, str]) -> dict[str, str]:
         error.problems = problems  # one by one, for `binlog-cdc validate`
         raise error
     return config
+
+
+def buffer_memory(overrides: Mapping[str, str]) -> int:
+    """The bound on un-acknowledged bytes: `buffer.memory` if set (checked by `build_producer_config`), else
+    the Java producer's default."""
+    value = overrides.get(BUFFER_MEMORY)
+    return BUFFER_MEMORY_DEFAULT if value is None else (_positive_int(str(value)) or BUFFER_MEMORY_DEFAULT)
+
+
+def _positive_int(text: str) -> int | None:
+    try:
+        number = int(text.strip())
+    except ValueError:
+        return None
+    return number if number > 0 else None
 
 
 def connection_config(producer_config: Mapping[str, str]) -> dict[str, str]:

@@ -3,8 +3,9 @@
 Discipline (confluent-kafka-python `examples/producer.py`): `produce(..., on_delivery=...)`, `poll(0)` after
 every message, `BufferError` answered by polling, `flush()` before exit. On top of that:
 
-* **Back-pressure and failures** (connector/kafka/delivery.py): at most `max_in_flight_records` records are
-  un-acknowledged, `send` blocks (serving callbacks) until the broker catches up; a record Kafka rejected
+* **Back-pressure and failures** (connector/kafka/delivery.py): at most `max_in_flight_records` records, and
+  the Java producer's `buffer.memory` bytes of keys and values (default 32 MB; `max_in_flight_bytes` lowers
+  it), are un-acknowledged, `send` blocks (serving callbacks) until the broker catches up; a record Kafka rejected
   (after librdkafka's own retries, bounded by `delivery.timeout.ms`) is never acknowledged and its
   `KafkaDeliveryError` is raised from the next `send`/`poll`/`flush`.
 * **Topics** are created and described by connector/kafka/admin.py (`ensure_topics`, `describe_topic`).
@@ -48,7 +49,7 @@ from connector.kafka.errors import (
     KafkaWriterError,
     KafkaWriterInterrupted,
 )
-from connector.kafka.producer_config import build_producer_config, connection_config
+from connector.kafka.producer_config import buffer_memory, build_producer_config, connection_config
 
 __all__ = [
     "OutRecord",
@@ -119,11 +120,15 @@ class KafkaWriter:
         should_stop: Callable[[], bool] | None = None,
         transaction_max_age_s: float | None = None,
         poll_on_send: bool = True,
+        max_in_flight_bytes: int | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if max_in_flight_records < 1:
             raise KafkaConfigError(f"max_in_flight_records must be >= 1, got {max_in_flight_records}")
         self._config = build_producer_config(producer_config)
+        memory_bound = buffer_memory(producer_config)
+        if max_in_flight_bytes is not None and max_in_flight_bytes > 0:
+            memory_bound = min(memory_bound, max_in_flight_bytes)
         self._clock = clock
         # False when another thread serves delivery callbacks (the daemon's ack poller): one poll per
         # record on the producing thread would only add a C call and GIL hand-offs to the hot path.
@@ -132,7 +137,7 @@ class KafkaWriter:
         self._transactional = "transactional.id" in self._config
         self._deliveries = Deliveries(max_in_flight_records, transactional=self._transactional,
                                       block_timeout_s=block_timeout_s, should_stop=should_stop or (lambda: False),
-                                      clock=clock)
+                                      clock=clock, max_in_flight_bytes=memory_bound)
         self._admin = TopicAdmin(self._config, _LIBRDKAFKA_LOG)
         self._transactions_ready = False
         self._txn_started = 0.0
@@ -174,12 +179,14 @@ class KafkaWriter:
                 self.commit_transaction()
             if not deliveries.in_transaction:
                 self.begin_transaction()
-        started = deliveries.wait_for_room(self._producer.poll)
+        # Key and value: what librdkafka copies and holds until the broker acknowledged (headers are small).
+        size = (len(record.key) if record.key else 0) + (len(record.value) if record.value else 0)
+        started = deliveries.wait_for_room(self._producer.poll, size)
         kwargs = {"headers": record.headers} if record.headers else {}
         if record.partition is not None:
             kwargs["partition"] = record.partition
-        callback = deliveries.callback(record.topic, record.partition, on_ack)
-        deliveries.produced()
+        callback = deliveries.callback(record.topic, record.partition, on_ack, size)
+        deliveries.produced(size)
         while True:
             try:
                 self._producer.produce(
@@ -194,10 +201,10 @@ class KafkaWriter:
                     deliveries.raise_if_failed()
                     deliveries.check_blocked(started, "the producer queue")
                 except BaseException:
-                    deliveries.not_produced()
+                    deliveries.not_produced(size)
                     raise
             except KafkaException as exc:
-                deliveries.not_produced()
+                deliveries.not_produced(size)
                 err = exc.args[0]
                 failure: KafkaWriterError
                 if self._transactional and isinstance(err, KafkaError) and (

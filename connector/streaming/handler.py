@@ -35,7 +35,7 @@ from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateR
 from connector.binlog.gtid import GtidSet, GtidSourceFilter, MariaGtidPosition
 from connector.binlog.position import SourceOffset, TransactionState
 from connector.binlog.reader import PositionedEvent
-from connector.binlog.rows_decoder import RowPair, RowsDecoder
+from connector.binlog.rows_decoder import RowPair, RowsDecoder, release_raw_bytes
 from connector.binlog.table_map_cache import CachedTableMapEvent
 from connector.config.modes import Operation
 from connector.offsets.parts import OffsetPart
@@ -418,6 +418,7 @@ class StreamingHandler:
             if st.events == st.resume.events:
                 first = st.resume.rows
         rows = self._rows_of(ev)
+        release_raw_bytes(ev)
         total = len(rows)
         op = _OPERATIONS[type(ev)]
         for index in range(first, total):

@@ -133,6 +133,7 @@ class StreamingLoop:
                 next_housekeeping = now + 0.01
             if self._token.requested or (gate is not None and gate.pause_requested and not state.in_tx):
                 return False
+            del pe  # not kept alive (with its row bytes) while the reader reads the next event
         return True
 
     def boundary_offset(self) -> SourceOffset:

@@ -171,3 +171,33 @@ def test_delivery_timeout_is_fatal_and_never_committed(
         committer.shutdown(writer, timeout_s=1)
     assert store.load() == {"file": "mariadb-bin.000001", "pos": 1}
     writer.close(timeout_s=0.5)
+
+
+def test_unacknowledged_bytes_are_bounded_by_buffer_memory(restartable_broker: TansuBroker, topic_name: str,
+                                                           tmp_path) -> None:
+    # Big rows (16 MB BLOBs) must not pile up in the producer while the broker is slow: the bytes in flight
+    # are bounded like the Java producer's buffer.memory, a record above the bound goes alone.
+    writer, tracker, _, _ = _pipeline(restartable_broker, tmp_path, **{"buffer.memory": "1000"})
+    writer.ensure_topics([TopicSpec(topic_name, 1, 1)])
+    big = b"x" * 1500
+    writer.send(OutRecord(topic_name, b"k0", big), lambda: None)  # over the bound, but nothing else in flight
+    assert writer.flush(10) == 0
+    restartable_broker.stop()
+    writer.send(OutRecord(topic_name, b"k1", b"y" * 600), lambda: None)
+    with pytest.raises(KafkaBackpressureTimeout, match="in flight"):
+        writer.send(OutRecord(topic_name, b"k2", b"z" * 600), lambda: None)  # 1204 bytes > 1000
+    assert writer.in_flight == 1
+    writer.close(timeout_s=0.5)
+
+
+def test_max_queue_size_in_bytes_lowers_the_bound(restartable_broker: TansuBroker, topic_name: str) -> None:
+    # max.queue.size.in.bytes (the daemon passes it as max_in_flight_bytes) below buffer.memory's 32 MB wins.
+    writer = KafkaWriter({"bootstrap.servers": restartable_broker.bootstrap, "enable.idempotence": "false"},
+                         max_in_flight_records=100, max_in_flight_bytes=50, block_timeout_s=1.0)
+    writer.ensure_topics([TopicSpec(topic_name, 1, 1)])
+    restartable_broker.stop()
+    writer.send(OutRecord(topic_name, b"k0", b"v" * 40), lambda: None)
+    with pytest.raises(KafkaBackpressureTimeout, match="in flight"):
+        writer.send(OutRecord(topic_name, b"k1", b"v" * 40), lambda: None)  # 84 bytes > 50
+    assert writer.in_flight == 1
+    writer.close(timeout_s=0.5)

@@ -6,6 +6,7 @@ import logging
 
 import pytest
 
+from connector.kafka.producer_config import buffer_memory
 from connector.kafka.writer import (
     KafkaConfigError,
     KafkaWriter,
@@ -91,3 +92,14 @@ def test_murmur2_matches_kafka(text: str, expected: int) -> None:
 def test_default_partition_is_positive_modulo() -> None:
     assert java_default_partition(b'["dbz-ref",{"server":"dbserver1"}]', 25) == (
         (-1720726815 & 0x7FFFFFFF) % 25)
+
+
+def test_buffer_memory_bounds_the_writer_and_is_not_passed_to_librdkafka() -> None:
+    # The Java producer's buffer.memory (default 32 MB) is the writer's bound on un-acknowledged bytes.
+    assert buffer_memory({"bootstrap.servers": "b:9092"}) == 33_554_432
+    assert buffer_memory({"buffer.memory": "1048576"}) == 1_048_576
+    assert "buffer.memory" not in build_producer_config({"bootstrap.servers": "b:9092", "buffer.memory": "1048576"})
+    with pytest.raises(KafkaConfigError, match="buffer.memory=-1 must be a positive number of bytes"):
+        build_producer_config({"bootstrap.servers": "b:9092", "buffer.memory": "-1"})
+    with pytest.raises(KafkaConfigError, match="buffer.memory=lots"):
+        KafkaWriter({"bootstrap.servers": "127.0.0.1:1", "buffer.memory": "lots"}, max_in_flight_records=10)
