@@ -21,7 +21,9 @@ from dataclasses import replace
 from enum import StrEnum
 from typing import Callable, Sequence
 
+from pyspark.errors import StreamingQueryException
 from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql.streaming import StreamingQuery
 
 from spark_sink.applier import apply_changes
 from spark_sink.reader import DecodeOptions, history_schemas, read_kafka
@@ -33,6 +35,7 @@ from spark_sink.wire import ValueFormat
 __all__ = ["main", "TargetFormat", "topic_path", "build_parser"]
 
 logger = logging.getLogger("spark_sink.mirror")
+WORKER_START_ATTEMPTS = 3
 
 
 class TargetFormat(StrEnum):
@@ -110,22 +113,40 @@ def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -
             logger.info("batch %d %s: %d changes, %d applied%s%s", batch_id, r.topic, r.changes, r.applied,
                         ", truncated" if r.truncated else "", ", already applied" if r.skipped else "")
 
-    stream = read_kafka(spark, args.bootstrap_servers, topic_pattern=args.topics_pattern,
-                        starting_offsets=args.starting_offsets, split_values=args.value_format,
-                        max_offsets_per_trigger=args.max_offsets_per_trigger, kafka_options=kafka_options,
-                        registry_options=decode.registry_settings())
-    writer = stream.writeStream.option("checkpointLocation", args.checkpoint).foreachBatch(apply)
-    if args.once:
-        writer = writer.trigger(once=True)
-    elif not args.drain:
-        writer = writer.trigger(processingTime=f"{args.trigger_seconds} seconds")
-    query = writer.start()
-    if args.drain:  # Python sources have no Trigger.AvailableNow: drain, then stop
-        query.processAllAvailable()
-        query.stop()
-    query.awaitTermination()
+    def start() -> StreamingQuery:
+        stream = read_kafka(spark, args.bootstrap_servers, topic_pattern=args.topics_pattern,
+                            starting_offsets=args.starting_offsets, split_values=args.value_format,
+                            max_offsets_per_trigger=args.max_offsets_per_trigger, kafka_options=kafka_options,
+                            registry_options=decode.registry_settings())
+        writer = stream.writeStream.option("checkpointLocation", args.checkpoint).foreachBatch(apply)
+        if args.once:
+            writer = writer.trigger(once=True)
+        elif not args.drain:
+            writer = writer.trigger(processingTime=f"{args.trigger_seconds} seconds")
+        return writer.start()
+
+    for attempt in range(1, WORKER_START_ATTEMPTS + 1):
+        query = start()
+        try:
+            if args.drain:  # Python sources have no Trigger.AvailableNow: drain, then stop
+                query.processAllAvailable()
+                query.stop()
+            query.awaitTermination()
+            return 0
+        except StreamingQueryException as failure:
+            if attempt == WORKER_START_ATTEMPTS or not worker_start_timed_out(failure):
+                raise
+            # Restarting from the checkpoint is exact: batches are applied idempotently by batch id.
+            logger.warning("the streaming query stopped because a Spark Python worker did not connect back within "
+                           "Spark's fixed 10 s (a loaded host); restarting it from checkpoint %s (attempt %d of %d)",
+                           args.checkpoint, attempt + 1, WORKER_START_ATTEMPTS)
     return 0
 
+
+def worker_start_timed_out(failure: BaseException) -> bool:
+    """Spark gives a Python data-source worker a fixed 10 s (not configurable in Spark 4) to start and connect back;
+    on a loaded host it can miss that, and the query fails although nothing is wrong with the data."""
+    return "Python worker failed to connect back" in str(failure)
 
 if __name__ == "__main__":
     sys.exit(main())

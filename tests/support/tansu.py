@@ -13,12 +13,14 @@ from __future__ import annotations
 import atexit
 import os
 import signal
+import socket
+import struct
 import subprocess
 from pathlib import Path
 
 from confluent_kafka.admin import AdminClient, NewTopic
 
-from tests.support.ports import free_port, port_open
+from tests.support.ports import free_port
 from tests.support.waiting import wait_until
 
 
@@ -31,9 +33,35 @@ def tansu_binary() -> str:
     return path
 
 
+class BrokerStartError(RuntimeError):
+    """Tansu did not come up on its port (it exited, or something else answers there)."""
+
+
+_API_VERSIONS_V0 = struct.pack(">hhih", 18, 0, 0x5EED, 4) + b"test"  # api key, version, correlation id, client id
+
+
+def speaks_kafka(port: int) -> bool:
+    """Whether the listener on `port` answers a Kafka ApiVersions request (an open port alone may be another
+    server's: a database greets first, and its greeting is not a response to our correlation id)."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=2) as s:
+            s.sendall(struct.pack(">i", len(_API_VERSIONS_V0)) + _API_VERSIONS_V0)
+            head = b""
+            while len(head) < 8:
+                chunk = s.recv(8 - len(head))
+                if not chunk:
+                    return False
+                head += chunk
+    except OSError:
+        return False
+    size, correlation = struct.unpack(">ii", head)
+    return correlation == 0x5EED and 0 < size < 1 << 20
+
+
 class TansuBroker:
     def __init__(self, workdir: str | Path, port: int | None = None):
         self.workdir = Path(workdir).absolute()
+        self._fixed_port = port is not None
         self.port = port if port is not None else free_port()
         self._proc: subprocess.Popen | None = None
 
@@ -42,6 +70,18 @@ class TansuBroker:
         return f"127.0.0.1:{self.port}"
 
     def start(self) -> "TansuBroker":
+        for attempt in (1, 2, 3):
+            try:
+                return self._start_once()
+            except BrokerStartError:
+                # Another server took the probed port before Tansu bound it (seen: a MySQL greeting on "Tansu's"
+                # port): pick a new one, unless the caller chose it.
+                if attempt == 3 or self._fixed_port:
+                    raise
+                self.port = free_port()
+        raise AssertionError("unreachable")
+
+    def _start_once(self) -> "TansuBroker":
         self.workdir.mkdir(parents=True, exist_ok=True)
         url = f"tcp://127.0.0.1:{self.port}"
         with open(self.workdir / "tansu.log", "w") as out:
@@ -52,11 +92,17 @@ class TansuBroker:
         atexit.register(self.stop)
 
         def up() -> bool:
-            if self._proc.poll() is not None:
-                raise RuntimeError(f"tansu exited (rc={self._proc.returncode}); see {self.workdir / 'tansu.log'}")
-            return port_open(self.port)
+            if self._proc is None or self._proc.poll() is not None:
+                rc = self._proc.returncode if self._proc else None
+                self.stop()
+                raise BrokerStartError(f"tansu exited (rc={rc}) on port {self.port}; see {self.workdir / 'tansu.log'}")
+            return speaks_kafka(self.port)
 
-        wait_until(up, 30, f"tansu on port {self.port}", interval=0.05)
+        try:
+            wait_until(up, 30, f"tansu on port {self.port}", interval=0.05)
+        except TimeoutError:
+            self.stop()
+            raise BrokerStartError(f"no Kafka answer on port {self.port} within 30 s; see {self.workdir / 'tansu.log'}")
         return self
 
     def stop(self) -> None:

@@ -21,6 +21,7 @@ import pytest
 from confluent_kafka import Consumer, KafkaError, Message, TopicPartition
 
 from tests.support.ports import free_port
+from tests.support.tansu import speaks_kafka
 from tests.support.waiting import wait_until
 
 def _tansu_binary() -> str:
@@ -67,7 +68,7 @@ class TansuBroker:
         def up() -> bool:
             if process.poll() is not None:
                 raise RuntimeError(f"Tansu exited (rc={process.returncode}); see {self.log_dir}")
-            return _port_open(self.port)
+            return speaks_kafka(self.port)
 
         wait_until(up, 30, f"Tansu on port {self.port} (log in {self.log_dir})", interval=0.02)
 
