@@ -7,13 +7,16 @@ compare better than wall-clock rates, which move with the other load.
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import tempfile
 from pathlib import Path
+from typing import Any, Callable
 
 from tests.conformance.connector_process import ConnectorProcess
 from tests.conformance.run import default_connector_cmd
 
-__all__ = ["connector_cmd", "cpu_s", "rss_kb", "start_connector"]
+__all__ = ["connector_cmd", "cpu_s", "in_workdir", "rss_kb", "start_connector"]
 
 
 def connector_cmd(profile_to: Path | None = None) -> list[str]:
@@ -53,3 +56,17 @@ def cpu_s(pid: int | None) -> float | None:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return None
+
+
+def in_workdir(prefix: str, workdir: Path | None, body: Callable[[Path], int]) -> int:
+    """Run `body` in `workdir` (kept) or a temp dir (removed); SIGTERM/SIGINT raise KeyboardInterrupt, also when
+    started in the background (where SIGINT is ignored), so the connector and servers are stopped on the way out."""
+    def interrupt(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    signal.signal(signal.SIGTERM, interrupt)
+    signal.signal(signal.SIGINT, interrupt)
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+        work = workdir or Path(tmp)
+        work.mkdir(parents=True, exist_ok=True)
+        return body(work)

@@ -26,9 +26,7 @@ import argparse
 import base64
 import json
 import os
-import signal
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -39,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition  # noqa: E402
 
-from bench.connector_run import connector_cmd, cpu_s  # noqa: E402
+from bench.connector_run import connector_cmd, cpu_s, in_workdir  # noqa: E402
 from tests.conformance.config import write_properties  # noqa: E402
 from tests.conformance.connector_process import ConnectorProcess  # noqa: E402
 from tests.support.connector_config import connector_properties  # noqa: E402
@@ -250,17 +248,7 @@ def main() -> int:
     parser.add_argument("--workdir", type=Path, default=None, help="kept after the run (default: a temp dir)")
     args = parser.parse_args()
 
-    def interrupt(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt(f"signal {signum}")
-
-    # Also when started in the background (where SIGINT is ignored): stop the connector and servers on the way out.
-    signal.signal(signal.SIGTERM, interrupt)
-    signal.signal(signal.SIGINT, interrupt)
-    with tempfile.TemporaryDirectory(prefix="bench-memory-") as tmp:
-        work = args.workdir or Path(tmp)
-        work.mkdir(parents=True, exist_ok=True)
-        return run(work, args)
-
+    return in_workdir("bench-memory-", args.workdir, lambda work: run(work, args))
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -38,6 +38,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from typing import Any, Iterable, Iterator
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -54,30 +55,46 @@ def _template() -> tuple[bytes, dict, bytes]:
     raise SystemExit("no template record found in " + str(GOLDEN))
 
 
-def produce(bootstrap: str, topic: str, events: int, keys: int) -> None:
-    from confluent_kafka import Producer
-    from confluent_kafka.admin import AdminClient, NewTopic
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    for f in admin.create_topics([NewTopic(topic, 2, 1)]).values():
-        f.result(30)
-    schema, payload, key_schema = _template()
-    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "batch.num.messages": 10000})
+def changes(events: int, keys: int) -> Iterator[tuple[int, str, dict[str, Any], int]]:
+    """(key id, op, row, binlog pos) of the bench's change stream: an insert per key, then updates and deletes."""
     for i in range(events):
         key_id = i % keys
         op = "c" if i < keys else ("d" if i % 10 == 9 else "u")
         row = {"id": key_id, "first_name": f"name-{i}", "last_name": "Bench", "email": f"u{key_id}@example.com"}
-        body = dict(payload, before=None if op == "c" else row, after=None if op == "d" else row, op=op,
-                    source=dict(payload["source"], pos=4 + i, row=0))
-        value = b'{"schema":' + schema + b',"payload":' + json.dumps(body, separators=(",", ":")).encode() + b"}"
-        key = b'{"schema":' + key_schema + b',"payload":{"id":' + str(key_id).encode() + b"}}"
+        yield key_id, op, row, 4 + i
+
+
+def produce_all(bootstrap: str, topic: str, messages: Iterable[tuple[bytes, bytes, int]]) -> None:
+    """(key, value, partition) into a new 2-partition topic, waiting for room when the producer queue is full."""
+    from confluent_kafka import Producer
+    from confluent_kafka.admin import AdminClient, NewTopic
+    admin = AdminClient({"bootstrap.servers": bootstrap})  # kept: a collected client fails its futures
+    for f in admin.create_topics([NewTopic(topic, 2, 1)]).values():
+        f.result(30)
+    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "batch.num.messages": 10000})
+    for key, value, partition in messages:
         while True:
             try:
-                producer.produce(topic, value=value, key=key, partition=key_id % 2)
+                producer.produce(topic, value=value, key=key, partition=partition)
                 break
             except BufferError:
                 producer.poll(0.1)
         producer.poll(0)
     producer.flush(60)
+
+
+def produce(bootstrap: str, topic: str, events: int, keys: int) -> None:
+    schema, payload, key_schema = _template()
+
+    def messages() -> Iterator[tuple[bytes, bytes, int]]:
+        for key_id, op, row, pos in changes(events, keys):
+            body = dict(payload, before=None if op == "c" else row, after=None if op == "d" else row, op=op,
+                        source=dict(payload["source"], pos=pos, row=0))
+            value = b'{"schema":' + schema + b',"payload":' + json.dumps(body, separators=(",", ":")).encode() + b"}"
+            key = b'{"schema":' + key_schema + b',"payload":{"id":' + str(key_id).encode() + b"}}"
+            yield key, value, key_id % 2
+
+    produce_all(bootstrap, topic, messages())
 
 
 def main() -> None:

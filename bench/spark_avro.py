@@ -21,6 +21,7 @@ import io
 import json
 import os
 import time
+from typing import Iterator
 
 import spark_apply  # bench/ is the script's directory; it puts the repository root on sys.path
 
@@ -45,34 +46,22 @@ def _golden_avro() -> tuple[str, bytes]:
 
 def produce_avro(bootstrap: str, topic: str, events: int, keys: int, schema_id: int, schema_text: str) -> None:
     import fastavro
-    from confluent_kafka import Producer
-    from confluent_kafka.admin import AdminClient, NewTopic
 
     from spark_sink.wire import _strip_logical_types  # the reader's own view of the schema
-    admin = AdminClient({"bootstrap.servers": bootstrap})  # kept: a collected client fails its futures
-    for f in admin.create_topics([NewTopic(topic, 2, 1)]).values():
-        f.result(30)
     writer = fastavro.parse_schema(_strip_logical_types(json.loads(schema_text)))
     _, template_body = _golden_avro()
     template = fastavro.schemaless_reader(io.BytesIO(template_body), writer)
     header = b"\0" + schema_id.to_bytes(4, "big")
-    producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20, "batch.num.messages": 10000})
-    for i in range(events):  # the same events, in the same order, as spark_apply.produce
-        key_id = i % keys
-        op = "c" if i < keys else ("d" if i % 10 == 9 else "u")
-        row = {"id": key_id, "first_name": f"name-{i}", "last_name": "Bench", "email": f"u{key_id}@example.com"}
-        datum = dict(template, before=None if op == "c" else row, after=None if op == "d" else row, op=op,
-                     source=dict(template["source"], pos=4 + i, row=0))
-        out = io.BytesIO()
-        fastavro.schemaless_writer(out, writer, datum)
-        while True:
-            try:
-                producer.produce(topic, value=header + out.getvalue(), key=str(key_id).encode(), partition=key_id % 2)
-                break
-            except BufferError:
-                producer.poll(0.1)
-        producer.poll(0)
-    producer.flush(60)
+
+    def messages() -> Iterator[tuple[bytes, bytes, int]]:
+        for key_id, op, row, pos in spark_apply.changes(events, keys):  # the same events as spark_apply.produce
+            datum = dict(template, before=None if op == "c" else row, after=None if op == "d" else row, op=op,
+                         source=dict(template["source"], pos=pos, row=0))
+            out = io.BytesIO()
+            fastavro.schemaless_writer(out, writer, datum)
+            yield str(key_id).encode(), header + out.getvalue(), key_id % 2
+
+    spark_apply.produce_all(bootstrap, topic, messages())
 
 
 def main() -> None:
