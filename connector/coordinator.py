@@ -23,11 +23,12 @@ from connector.offsets.parts import IncrementalSnapshotSlot
 from connector.streaming.pause import PauseGate, StopSignal
 from snapshot.incremental.context import IncrementalContext
 from snapshot.modes import SnapshotPolicy
+from snapshot.new_tables import CapturedFilters
 from snapshot.remainder import resumed_offset
 from snapshot.resume import ResumeInvalid, ResumePoint, SnapshotResume
 from snapshot.start_decision import Action, StartDecision, StartInputs, decide
 
-__all__ = ["Coordinator", "SnapshotRemainder", "SnapshotSource", "StartEnvironment", "StreamingSource"]
+__all__ = ["Coordinator", "NewTableSnapshot", "SnapshotRemainder", "SnapshotSource", "StartEnvironment", "StreamingSource"]
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +71,15 @@ class SnapshotRemainder(Protocol):
     def __call__(self, point: ResumePoint) -> IncrementalContext: ...
 
 
+class NewTableSnapshot(Protocol):
+    """`snapshot.new.tables=incremental` (snapshot/new_tables.py): what the streaming start offset records and
+    which newly matched tables it adds to the incremental snapshot."""
+
+    def mark(self, start: SourceOffset) -> SourceOffset: ...
+
+    def apply(self, previous: SourceOffset, start: SourceOffset) -> SourceOffset: ...
+
+
 class StreamingSource(Protocol):
     def stream(self, offset: SourceOffset, gate: PauseGate) -> None: ...
 
@@ -78,7 +88,8 @@ class Coordinator:
     def __init__(self, policy: SnapshotPolicy, stored: Mapping[str, Any] | None, env: StartEnvironment,
                  snapshots: SnapshotSource, streaming: StreamingSource, token: StopSignal, *,
                  resume_enabled: bool = True, remainder: SnapshotRemainder | None = None,
-                 after_snapshot: Callable[[], None] = lambda: None) -> None:
+                 after_snapshot: Callable[[], None] = lambda: None,
+                 new_tables: NewTableSnapshot | None = None) -> None:
         self.policy = policy
         self._stored = stored
         self._env = env
@@ -88,6 +99,7 @@ class Coordinator:
         self._resume_enabled = resume_enabled
         self._remainder = remainder  # None: no watermarks can be written, an interrupted snapshot starts over
         self._after_snapshot = after_snapshot
+        self._new_tables = new_tables
         self.gate = PauseGate()
         self._side_tasks: list[tuple[threading.Thread, list[BaseException]]] = []
 
@@ -104,14 +116,23 @@ class Coordinator:
 
     def start(self) -> SourceOffset:
         """Carry out the start decision; the offset streaming starts from."""
-        previous = SourceOffset.from_map(self._stored, STORED_PARTS) if self._stored else None
+        # The captured filters only while snapshot.new.tables is on: turned off, the key is no longer carried.
+        loaders = STORED_PARTS + ((CapturedFilters.load,) if self._new_tables is not None else ())
+        previous = SourceOffset.from_map(self._stored, loaders) if self._stored else None
         if previous is not None and previous.snapshot == BLOCKING:
             log.warning("a blocking snapshot was interrupted at %s:%d; as in Debezium it is not resumed, streaming "
                         "continues from its position: send its execute-snapshot signal again", previous.file,
                         previous.pos)
         decision = decide(self.policy, self.inputs(previous))
         log.info("start: %s (%s)", decision.action.value, decision.rule)
-        return self._carry_out(decision, previous)
+        offset = self._carry_out(decision, previous)
+        if self._new_tables is None:
+            return offset
+        # Only a start that streams on from the stored offset, with its schema, has tables the previous run
+        # did not capture and no snapshot reads; any other start records the filters it captures with.
+        if previous is not None and decision.action in (Action.STREAM, Action.RECOVER_SCHEMA):
+            return self._new_tables.apply(previous, offset)
+        return self._new_tables.mark(offset)
 
     def inputs(self, previous: SourceOffset | None) -> StartInputs:
         if previous is None:

@@ -20,7 +20,7 @@ from connector.binlog.position import SourceOffset
 from connector.binlog.reader import ConnectionParams
 from connector.binlog.tls import database_tls
 from connector.config.loaders import LoadedConfig
-from connector.config.modes import SnapshotMode
+from connector.config.modes import NewTablesMode, SnapshotMode
 from connector.config.settings import OFFSETS_FILE, OFFSETS_KAFKA, Settings
 from connector.converters.base import ValueSettings
 from connector.converters.mappers import column_mapper_rules, mapper_lookup
@@ -56,6 +56,7 @@ from snapshot.initial import InitialSnapshot, SnapshotOptions, SnapshotSource, S
 from snapshot.metrics import SnapshotMetrics
 from snapshot.modes import SnapshotPolicy, policy_for
 from snapshot.plan import SnapshotQueries
+from snapshot.new_tables import NewTables
 from snapshot.remainder import remainder_context
 
 log = logging.getLogger(__name__)
@@ -220,7 +221,9 @@ class Daemon:
         coordinator = Coordinator(self.policy, stored, ServerStart(s, info, ctl, schema, live, table_filter),
                                   snapshots, streaming, self.token, resume_enabled=s.snapshot.resume_enabled,
                                   remainder=snapshot_remainder(s, schema, table_filter),
-                                  after_snapshot=self._flush_and_commit)
+                                  after_snapshot=self._flush_and_commit,
+                                  new_tables=NewTables(s.filters, schema, table_filter.table_included)
+                                  if s.snapshot.new_tables == NewTablesMode.INCREMENTAL else None)
         try:
             coordinator.run()
             return 0

@@ -214,6 +214,10 @@ FIELDS: tuple[Field, ...] = (
     F("snapshot.resume.enabled", "true", as_bool,
       "binlog-cdc: an interrupted initial snapshot resumes at its table and key, beside streaming, instead of "
       "starting over (needs signal.data.collection for its watermarks)."),
+    F("snapshot.new.tables", "off", E(modes.NewTablesMode),
+      "binlog-cdc: incremental — at a restart, tables the filters match now but did not match in the previous run "
+      "are snapshotted incrementally beside streaming (needs signal.data.collection); off — as Debezium, they are "
+      "only streamed."),
     F("streaming.delay.ms", "0", as_non_negative_int, "Delay before streaming starts."),
     # --- failures and queueing
     F("event.processing.failure.handling.mode", "fail", E(modes.EventProcessingFailureHandlingMode), "What to do when an event cannot be processed."),

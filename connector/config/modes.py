@@ -40,6 +40,13 @@ class SnapshotMode(DebeziumEnum):
     CUSTOM = "custom"
 
 
+class NewTablesMode(DebeziumEnum):
+    """binlog-cdc's `snapshot.new.tables`: what a restart does with tables the filters newly match."""
+
+    OFF = "off"
+    INCREMENTAL = "incremental"
+
+
 class SnapshotLockingMode(DebeziumEnum):
     MINIMAL = "minimal"
     MINIMAL_PERCONA = "minimal_percona"

@@ -18,7 +18,7 @@ from connector.config.secret import Secret
 from connector.errors import ConfigError
 from connector.config.reader import PropertyReader
 from connector.config.refusals import refused_properties
-from connector.config.signal_settings import SignalSettings, signal_settings
+from connector.config.signal_settings import SignalSettings, new_tables_problems, signal_settings
 from connector.config.transform_specs import TransformSettings
 
 HISTORY_KAFKA = "io.debezium.storage.kafka.history.KafkaSchemaHistory"
@@ -165,6 +165,7 @@ class SnapshotSettings:
     max_threads: int = 1
     tables_order_by_row_count: str = "disabled"
     resume_enabled: bool = True
+    new_tables: modes.NewTablesMode = modes.NewTablesMode.OFF  # beyond Debezium: snapshot/new_tables.py
     configuration_based: ConfigurationBasedSettings = field(default_factory=ConfigurationBasedSettings)
 
 
@@ -344,6 +345,7 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         max_threads=r.get("snapshot.max.threads"),
         tables_order_by_row_count=(r.get("snapshot.tables.order.by.row.count") or "disabled").strip().lower(),
         resume_enabled=r.get("snapshot.resume.enabled"),
+        new_tables=r.get("snapshot.new.tables"),
         configuration_based=ConfigurationBasedSettings(
             **{attr: r.get(f"snapshot.mode.configuration.based.{attr.replace('_', '.')}")
                for attr in ConfigurationBasedSettings.__dataclass_fields__}),
@@ -423,6 +425,8 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         signals=signal_settings(r),
         transforms=transforms,
     )
+    if snapshot.new_tables == modes.NewTablesMode.INCREMENTAL:
+        r.problems += new_tables_problems(settings.signals, history.store_only_captured_tables_ddl)
     if r.problems:
         raise ConfigError(r.problems)
     return settings

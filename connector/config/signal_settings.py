@@ -79,3 +79,16 @@ def signal_settings(r: PropertyReader) -> SignalSettings:
                           bool(r.get("read.only")), r.get("signal.poll.interval.ms"), r.get("signal.file"),
                           r.get("signal.kafka.topic") or None, bootstrap or None, r.get("signal.kafka.groupId"),
                           r.get("signal.kafka.poll.timeout.ms"), consumer, notifications, notification_topic)
+
+
+def new_tables_problems(signals: SignalSettings, store_only_captured_tables_ddl: bool) -> list[str]:
+    """Why `snapshot.new.tables=incremental` cannot work with this configuration (snapshot/new_tables.py)."""
+    problems = []
+    if signals.data_collection is None:
+        problems.append("snapshot.new.tables=incremental reads newly matched tables as an incremental snapshot, "
+                        "whose watermarks need a signal table: set signal.data.collection (with read.only=true, "
+                        "MySQL with gtid_mode=ON and no writes)")
+    if store_only_captured_tables_ddl:
+        problems.append("snapshot.new.tables=incremental needs the schemas of tables not captured yet: set "
+                        "schema.history.internal.store.only.captured.tables.ddl=false (Debezium's default)")
+    return problems
