@@ -222,8 +222,7 @@ class Daemon:
                                   snapshots, streaming, self.token, resume_enabled=s.snapshot.resume_enabled,
                                   remainder=snapshot_remainder(s, schema, table_filter),
                                   after_snapshot=self._flush_and_commit,
-                                  new_tables=NewTables(s.filters, schema, table_filter.table_included)
-                                  if s.snapshot.new_tables == NewTablesMode.INCREMENTAL else None)
+                                  new_tables=new_table_snapshot(s, info, schema, table_filter))
         try:
             coordinator.run()
             return 0
@@ -311,6 +310,20 @@ def snapshot_remainder(settings: Settings, schema: Any, table_filter: TableFilte
         return None
     queries = snapshot_queries(settings)
     return lambda point: remainder_context(point, schema, table_filter.table_included, queries)
+
+
+def new_table_snapshot(settings: Settings, info: dbconn.ServerInfo, schema: Any,
+                       table_filter: TableFilter) -> NewTables | None:
+    """`snapshot.new.tables=incremental` (snapshot/new_tables.py), refused when no incremental snapshot can run
+    here: the configuration check (a signal table) cannot know the server's GTID mode, which read.only needs."""
+    if settings.snapshot.new_tables != NewTablesMode.INCREMENTAL:
+        return None
+    if settings.signals.read_only and (info.is_mariadb or not info.gtid_mode):
+        raise ServerSetupError("snapshot.new.tables=incremental with read.only=true reads new tables with GTID "
+                               "watermarks, which need MySQL with gtid_mode=ON",
+                               fix="set read.only=false (watermarks in signal.data.collection) or "
+                                   "snapshot.new.tables=off")
+    return NewTables(settings.filters, schema, table_filter.table_included)
 
 
 class InitialSnapshotSource:

@@ -150,3 +150,15 @@ def test_without_the_property_a_newly_included_table_is_only_streamed(mariadb, b
     _, payloads = _state_of_b(broker, f"{prefix}.{database}.b")
     assert [(p["op"], p["after"]["id"]) for p in payloads] == [("u", 1), ("c", 99999)]
     assert "newly matched" not in second.log_tail(400)
+
+
+def test_read_only_without_gtids_is_refused_at_start(mariadb, broker, unique_database, tmp_path):
+    database = unique_database(mariadb)
+    prefix, _ = _setup(mariadb, broker, database)
+    config = write_connector_config(tmp_path, mariadb, broker, database, prefix, read_only="true",
+                                    signal_data_collection=f"{database}.debezium_signal",
+                                    snapshot_new_tables="incremental")
+    proc = ConnectorProcess(list(default_connector_cmd()), config, tmp_path / "status.json",
+                            tmp_path / "connector.log").start()
+    assert proc.wait_exit(60) == 2, proc.log_tail()  # terminal: a restart cannot help
+    assert "snapshot.new.tables=incremental with read.only=true" in proc.log_tail(100)
