@@ -100,6 +100,7 @@ def test_a_table_added_to_the_include_list_is_snapshotted_incrementally(server_n
     database = unique_database(server)
     prefix, topics = _setup(server, broker, database)
     first = _run(tmp_path, server, broker, database, prefix, "a,debezium_signal", "incremental", "run1")
+    started = [first]
     writer = Writer(server, database)
     try:
         first.wait_streaming(60)
@@ -110,6 +111,7 @@ def test_a_table_added_to_the_include_list_is_snapshotted_incrementally(server_n
         assert first.stop() == 0, first.log_tail()
         # b is added; the writer goes on while the connector is down and while it reads b
         second = _run(tmp_path, server, broker, database, prefix, "a,b,debezium_signal", "incremental", "run2")
+        started.append(second)
         wait_until(lambda: "newly matched" in second.log_tail(400), 60, "the new-tables line")
         line = next(x for x in second.log_tail(400).splitlines() if "newly matched" in x)
         assert f"{database}.b" in line and f"{database}.a" not in line, line
@@ -118,6 +120,7 @@ def test_a_table_added_to_the_include_list_is_snapshotted_incrementally(server_n
         wait_until(lambda: (second.status() or {}).get("records_acked", 0) >= 50, 60, "records of run 2")
         assert second.stop() == 0, second.log_tail()
         third = _run(tmp_path, server, broker, database, prefix, "a,b,debezium_signal", "incremental", "run3")
+        started.append(third)
         wait_until(lambda: f"incremental snapshot of {database}.b done" in third.log_tail(400), 180,
                    "the incremental snapshot of b to finish")
         log3 = third.log_tail(2000)
@@ -127,6 +130,8 @@ def test_a_table_added_to_the_include_list_is_snapshotted_incrementally(server_n
         assert third.stop() == 0, third.log_tail()
     finally:
         writer.stop_requested.set()
+        for proc in started:  # a failed wait leaves one running: never let it outlive the test
+            proc.stop()
     state, payloads = _state_of_b(broker, f"{prefix}.{database}.b")
     reads = [p for p in payloads if p["op"] == "r"]
     assert reads and all(p["source"]["snapshot"] == "incremental" for p in reads)
