@@ -18,8 +18,6 @@ from tests.support.servers import MySQLServer
 
 pytestmark = [pytest.mark.mysql, pytest.mark.timeout(300)]
 
-PORT = 13550  # this directory's range is 13550-13599
-
 
 def my_cnf_options() -> dict[str, str]:
     options = {}
@@ -42,8 +40,9 @@ class ShippedConfigMySQL(MySQLServer):
 @pytest.fixture(scope="module")
 def shipped_mysql(tmp_path_factory: pytest.TempPathFactory, mysql_distribution) -> Iterator[MySQLServer]:
     # mysql_distribution (tests/conftest.py) skips, or fails under CI=true, when MySQL cannot be fetched
-    with ShippedConfigMySQL(tmp_path_factory.mktemp("mysql-shipped-cnf"), port=PORT,
-                            dist=mysql_distribution) as server:
+    # An OS-assigned port: xdist may run this module's tests on two workers, each with its own server (a fixed port
+    # made the second one fail to bind).
+    with ShippedConfigMySQL(tmp_path_factory.mktemp("mysql-shipped-cnf"), dist=mysql_distribution) as server:
         yield server
 
 
