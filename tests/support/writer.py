@@ -55,3 +55,28 @@ class TransactionWriter(threading.Thread):
             conn.close()
         except BaseException as exc:  # surfaced by the test
             self.error = exc
+
+
+class CounterWriter(TransactionWriter):
+    """Per transaction: `n = n + 1` on two random ids of `table`, a delete of a random id 30 % of the time, an insert
+    of a new id 20 % of the time. Deleted ids never come back and `n` only grows, so a record that goes back in
+    time shows. `update_set` and `insert_values` adapt it to the table's other columns."""
+
+    def __init__(self, server: Any, database: str, *, table: str, first_new_id: int, name: str, seed: int,
+                 update_set: str = "n = n + 1", insert_values: str = "(%s, 0)") -> None:
+        super().__init__(server, database, name=name, seed=seed, pause_s=0.005)
+        self._next_id = first_new_id
+        self._update = f"UPDATE {table} SET {update_set} WHERE id = %s"
+        self._delete = f"DELETE FROM {table} WHERE id = %s"
+        self._insert = f"INSERT INTO {table} VALUES {insert_values}"
+
+    def transaction(self, cur: Any, rng: random.Random) -> None:
+        cur.execute("BEGIN")
+        for i in rng.sample(range(1, self._next_id), 2):
+            cur.execute(self._update, (i,))
+        if rng.random() < 0.3:
+            cur.execute(self._delete, (rng.randrange(1, self._next_id),))
+        if rng.random() < 0.2:
+            cur.execute(self._insert, (self._next_id,))
+            self._next_id += 1
+        cur.execute("COMMIT")

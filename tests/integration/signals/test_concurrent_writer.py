@@ -5,7 +5,6 @@ only grows) nor a deleted row (deleted ids are never inserted again)."""
 from __future__ import annotations
 
 import json
-import random
 import uuid
 
 import pytest
@@ -15,29 +14,15 @@ from tests.conformance.run import default_connector_cmd
 from tests.support.connector_config import write_connector_config
 from tests.support.kafka_dump import consume_all
 from tests.support.waiting import wait_until
-from tests.support.writer import TransactionWriter
+from tests.support.writer import CounterWriter
 
 pytestmark = pytest.mark.timeout(240)
 ROWS = 600
 
 
-class Writer(TransactionWriter):
-    """Each transaction: `n = n + 1` on two random ids, sometimes a delete, sometimes an insert of a new id."""
-
-    def __init__(self, server, database: str) -> None:
-        super().__init__(server, database, name="snapshot-writer", seed=11, pause_s=0.005)
-        self._next_id = ROWS + 1
-
-    def transaction(self, cur, rng: random.Random) -> None:
-        cur.execute("BEGIN")
-        for i in rng.sample(range(1, self._next_id), 2):
-            cur.execute("UPDATE items SET n = n + 1, v = CONCAT('u', n + 1) WHERE id = %s", (i,))
-        if rng.random() < 0.3:
-            cur.execute("DELETE FROM items WHERE id = %s", (rng.randrange(1, self._next_id),))
-        if rng.random() < 0.2:
-            cur.execute("INSERT INTO items VALUES (%s, 0, 'new')", (self._next_id,))
-            self._next_id += 1
-        cur.execute("COMMIT")
+def churn(server, database: str) -> CounterWriter:
+    return CounterWriter(server, database, table="items", first_new_id=ROWS + 1, name="snapshot-writer", seed=11,
+                         update_set="n = n + 1, v = CONCAT('u', n + 1)", insert_values="(%s, 0, 'new')")
 
 
 @pytest.mark.parametrize("server_name", ["mariadb", "mysql", "mysql-readonly"])
@@ -63,7 +48,7 @@ def test_incremental_snapshot_under_concurrent_writes_keeps_per_key_order(server
                                     incremental_snapshot_chunk_size="20", read_only=str(read_only).lower())
     proc = ConnectorProcess(list(default_connector_cmd()), config, tmp_path / "status.json",
                             tmp_path / "connector.log").start()
-    writer = Writer(server, database)
+    writer = churn(server, database)
     try:
         proc.wait_streaming(60)
         writer.start()

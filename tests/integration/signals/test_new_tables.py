@@ -5,7 +5,6 @@ changes since the stored offset arrive."""
 from __future__ import annotations
 
 import json
-import random
 import uuid
 
 import pytest
@@ -15,30 +14,14 @@ from tests.conformance.run import default_connector_cmd
 from tests.support.connector_config import write_connector_config
 from tests.support.kafka_dump import consume_all
 from tests.support.waiting import wait_until
-from tests.support.writer import TransactionWriter
+from tests.support.writer import CounterWriter
 
 pytestmark = pytest.mark.timeout(300)
 ROWS = 3000
 
 
-class Writer(TransactionWriter):
-    """Each transaction: `n = n + 1` on two random ids of b, sometimes a delete or an insert of a new id (deleted
-    ids never come back, `n` only grows: a record that goes back in time shows)."""
-
-    def __init__(self, server, database: str) -> None:
-        super().__init__(server, database, name="new-table-writer", seed=5, pause_s=0.005)
-        self._next_id = ROWS + 1
-
-    def transaction(self, cur, rng: random.Random) -> None:
-        cur.execute("BEGIN")
-        for i in rng.sample(range(1, self._next_id), 2):
-            cur.execute("UPDATE b SET n = n + 1 WHERE id = %s", (i,))
-        if rng.random() < 0.3:
-            cur.execute("DELETE FROM b WHERE id = %s", (rng.randrange(1, self._next_id),))
-        if rng.random() < 0.2:
-            cur.execute("INSERT INTO b VALUES (%s, 0)", (self._next_id,))
-            self._next_id += 1
-        cur.execute("COMMIT")
+def churn(server, database: str) -> CounterWriter:
+    return CounterWriter(server, database, table="b", first_new_id=ROWS + 1, name="new-table-writer", seed=5)
 
 
 def _setup(server, broker, database: str) -> tuple[str, dict[str, int]]:
@@ -101,7 +84,7 @@ def test_a_table_added_to_the_include_list_is_snapshotted_incrementally(server_n
     prefix, topics = _setup(server, broker, database)
     first = _run(tmp_path, server, broker, database, prefix, "a,debezium_signal", "incremental", "run1")
     started = [first]
-    writer = Writer(server, database)
+    writer = churn(server, database)
     try:
         first.wait_streaming(60)
         server.run_sql("INSERT INTO a VALUES (2, 'two');", database=database)
