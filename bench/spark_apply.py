@@ -38,7 +38,7 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -162,16 +162,21 @@ def broker_session(events: int, keys: int, port: int = 0):
         broker.wait(10)
 
 
+def timed_step(label: str, events: int, fn: Callable[[], object]) -> float:
+    """Run `fn` once; print and return its seconds (with `events` per second)."""
+    start = time.perf_counter()
+    fn()
+    elapsed = time.perf_counter() - start
+    print(f"{label:<42} {elapsed:7.2f}s {events / elapsed:10,.0f} events/s")
+    return elapsed
+
+
 def _run(args: argparse.Namespace, spark, raw, bootstrap: str, work: Path) -> None:
     from spark_sink import (DecodeOptions, DeltaTarget, TimeMode, apply_changes, decode_split, read_kafka,
                             split_records)
 
-    def timed(label: str, fn) -> float:
-        start = time.perf_counter()
-        fn()
-        elapsed = time.perf_counter() - start
-        print(f"{label:<42} {elapsed:7.2f}s {args.events / elapsed:10,.0f} events/s")
-        return elapsed
+    def timed(label: str, fn: Callable[[], object]) -> float:
+        return timed_step(label, args.events, fn)
 
     options = DecodeOptions(time_mode=TimeMode.MICROS)
 

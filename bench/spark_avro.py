@@ -20,7 +20,6 @@ import base64
 import io
 import json
 import os
-import time
 from typing import Iterator
 
 import spark_apply  # bench/ is the script's directory; it puts the repository root on sys.path
@@ -100,11 +99,7 @@ def main() -> None:
             return read_kafka(spark, raw.bootstrap, topics=[avro_topic], streaming=False).count()
 
         def timed(label: str, fn) -> float:
-            start = time.perf_counter()
-            fn()
-            elapsed = time.perf_counter() - start
-            print(f"{label:<42} {elapsed:7.2f}s {args.events / elapsed:10,.0f} events/s")
-            return elapsed
+            return spark_apply.timed_step(label, args.events, fn)
 
         assert read_floor() == args.events and decode(read_json(), json_options) == 1  # warm-up, and checks
         assert decode(read_avro(), avro_options) == 1
