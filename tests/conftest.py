@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import os
 import re
+import tempfile
 import uuid
 from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
 
+from tests.support.dbserver import disk_note
 from tests.support.servers import DatabaseServer, MariaDBServer, MySQLServer, Profile, TansuBroker, mysql_dist
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -33,6 +35,12 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 def in_ci() -> bool:
     return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def pytest_report_header() -> str:
+    # The suite needs ~2 GB in the temp directory at its peak (servers' data directories are freed as they stop);
+    # a CI run on a nearly full disk failed every test from the first server that could not start.
+    return "disk: " + disk_note(Path(tempfile.gettempdir()))
 
 
 @pytest.hookimpl(trylast=True)  # after the directories' conftests added their xdist_group marks

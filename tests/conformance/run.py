@@ -293,7 +293,7 @@ def run_workload(opts: RunOptions) -> RunResult:
             except Exception as e:  # noqa: BLE001 - diagnostics only; the original error propagates
                 info["warnings"].append(f"could not read topics back: {e}")
         broker.stop()
-        db.stop()
+        db.discard()  # the binlogs stay for positions.by_event
         if registry is not None:
             registry.stop()
         if db.cnf.exists():

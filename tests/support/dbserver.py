@@ -37,6 +37,15 @@ class ServerError(RuntimeError):
     """A server did not initialise or start, or SQL failed; the message has the log tail."""
 
 
+def disk_note(where: Path) -> str:
+    """Free space where a server writes: a full disk shows up as servers that cannot start."""
+    try:
+        free = shutil.disk_usage(where).free
+    except OSError:
+        return f"(free space in {where} unknown)"
+    return f"{free / 2**30:.1f} GiB free in {where}"
+
+
 class DatabaseServer:
     flavour: ClassVar[str]
     binlog_basename: ClassVar[str]
@@ -120,7 +129,7 @@ class DatabaseServer:
             wait_until(self._ready, 60, f"{self.flavour} on port {self.port}", interval=0.2)
         except (TimeoutError, ServerError) as e:
             self.stop()
-            raise ServerError(f"{e}\n{self.error_log_tail()}") from None
+            raise ServerError(f"{e}\n{disk_note(self.workdir)}\n{self.error_log_tail()}") from None
         self.run_sql(self.user_setup_prefix + "".join(
             f"CREATE USER '{DBZ_USER}'@'{h}' IDENTIFIED BY '{DBZ_PASSWORD}';\n" for h in ("127.0.0.1", "localhost"))
             + "".join(f"GRANT {DBZ_GRANTS} ON *.* TO '{DBZ_USER}'@'{h}';\n" for h in ("127.0.0.1", "localhost"))
@@ -163,6 +172,21 @@ class DatabaseServer:
         self._proc = None
         atexit.unregister(self.stop)
 
+    def discard(self) -> None:
+        """Stop the server and free its disk: a data directory is 90-190 MB and the suite starts ~150 servers,
+        which filled CI's disk when they stayed until the session ended. The binlog files (and the index) stay,
+        being what tests read after a server is gone (tests/conformance/positions.py); so do the logs."""
+        self.stop()
+        if self.datadir.is_dir():
+            for entry in self.datadir.iterdir():
+                if entry.name.startswith(self.binlog_basename + "."):
+                    continue
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry, ignore_errors=True)
+                else:
+                    entry.unlink(missing_ok=True)
+        shutil.rmtree(self.rundir / "tmp", ignore_errors=True)
+
     @property
     def running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
@@ -175,7 +199,7 @@ class DatabaseServer:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
-        self.stop()
+        self.discard()
 
     # ---------------------------------------------------------------- SQL
     def run_sql(self, text: str, database: str | None = None, what: str = "SQL") -> str:

@@ -32,7 +32,7 @@ _TAIL = (
     "collation-server=utf8mb4_general_ci",
 )
 _REFERENCE_TAIL = ("default-time-zone='+00:00'",)
-_RESOURCES = ("innodb_buffer_pool_size=128M", "innodb_log_file_size=48M", "performance_schema=OFF")
+_RESOURCES = ("innodb_buffer_pool_size=128M", "innodb_log_file_size=16M", "performance_schema=OFF")
 
 
 class MariaDBServer(DatabaseServer):

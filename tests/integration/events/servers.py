@@ -2,7 +2,7 @@
 
 They are the test bed's servers (tests/support) in the reference profile, whose UTC time zone the goldens'
 temporal values were recorded in, seen through the little the replay needs: SQL as root and a socket. The
-caller owns the directory (pytest's temp dir) and stops the server.
+caller owns the directory (pytest's temp dir) and stops the server, which frees its data directory.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ class Server:
         return {"unix_socket": self.sock, "user": "root", "password": ""}
 
     def stop(self) -> None:
-        self.db.stop()
+        self.db.discard()
 
 
 def mysql_available() -> str | None:
