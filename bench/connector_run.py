@@ -16,7 +16,7 @@ from typing import Any, Callable
 from tests.conformance.connector_process import ConnectorProcess
 from tests.conformance.run import default_connector_cmd
 
-__all__ = ["connector_cmd", "cpu_s", "in_workdir", "rss_kb", "start_connector"]
+__all__ = ["connector_cmd", "cpu_s", "in_workdir", "rss_kb", "start_connector", "thread_cpu_s"]
 
 
 def connector_cmd(profile_to: Path | None = None) -> list[str]:
@@ -56,6 +56,25 @@ def cpu_s(pid: int | None) -> float | None:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return None
+
+
+def thread_cpu_s(pid: int | None) -> dict[str, float]:
+    """CPU seconds per thread name of the process (librdkafka names its threads rdk:*): where the CPU goes
+    between our Python thread and the producer's own threads. Threads of one name are summed."""
+    out: dict[str, float] = {}
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return out
+    for task in tasks:
+        try:
+            name = (task / "comm").read_text().strip()
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        name = "rdk" if name.startswith("rdk:") else name
+        out[name] = out.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return {k: round(v, 2) for k, v in sorted(out.items(), key=lambda kv: -kv[1])}
 
 
 def in_workdir(prefix: str, workdir: Path | None, body: Callable[[Path], int]) -> int:

@@ -34,7 +34,7 @@ from pymysqlreplication.row_event import DeleteRowsEvent, UpdateRowsEvent, Write
 
 from tests.conformance.config import write_properties  # noqa: E402
 from tests.support.connector_config import connector_properties  # noqa: E402
-from bench.connector_run import connector_cmd, cpu_s, start_connector  # noqa: E402
+from bench.connector_run import connector_cmd, cpu_s, start_connector, thread_cpu_s  # noqa: E402
 from tests.support.servers import MariaDBServer, Profile, TansuBroker  # noqa: E402
 
 TABLE = """CREATE TABLE bench.events (
@@ -128,9 +128,11 @@ def stream_once(run_dir: Path, expected_records: int, root: Path | None, profile
     t0 = time.perf_counter()
     proc = start_connector(cmd, run_dir / "application.properties", run_dir, root)
     cpu = 0.0
+    threads: dict[str, float] = {}
     while True:
         st = proc.status() or {}
         cpu = cpu_s(proc.pid) or cpu
+        threads = thread_cpu_s(proc.pid) or threads
         if st.get("records_acked", 0) >= expected_records:
             break
         if time.perf_counter() - t0 > 1800:
@@ -140,7 +142,7 @@ def stream_once(run_dir: Path, expected_records: int, root: Path | None, profile
     assert proc.stop() == 0, proc.log_tail()
     if profile and prof.exists():
         pstats.Stats(str(prof)).sort_stats("tottime").print_stats(30)
-    return {"seconds": elapsed, "cpu_s": cpu}
+    return {"seconds": elapsed, "cpu_s": cpu, "threads": threads}
 
 
 def main() -> int:
@@ -189,7 +191,7 @@ def main() -> int:
                 rate = args.rows / r["seconds"]
                 print(f"{kind}: {args.rows} row changes ({expected_records} Kafka records) acknowledged in "
                       f"{r['seconds']:.2f} s = {rate:,.0f} row events/s ({rate / pmr_rate:.2f}x the library's bare "
-                      f"decoding rate); connector CPU {r['cpu_s']:.1f} s", flush=True)
+                      f"decoding rate); connector CPU {r['cpu_s']:.1f} s (per thread: {r['threads']})", flush=True)
             current = best["current"]
             events_per_s = args.rows / current["seconds"]
             out = {

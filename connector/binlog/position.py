@@ -111,6 +111,23 @@ class SourceOffset:
         copy.__dict__["parts"] = parts
         return copy
 
+    def at_row(self, row: int) -> "SourceOffset":
+        """This offset with another `row` (> 0, as this one's): the next row of the same rows event, built per
+        row change. Its cached maps are this one's with `row` replaced (the key set, hence the HashMap order,
+        is the same)."""
+        copy = object.__new__(SourceOffset)
+        fields = copy.__dict__
+        fields.update(self.__dict__)
+        fields["row"] = row
+        for key in ("_map_tx", "_map"):
+            cached = fields.get(key)
+            if cached is not None:
+                if "row" in cached:
+                    fields[key] = {**cached, "row": row}
+                else:
+                    del fields[key]
+        return copy
+
     def part(self, kind: type[P]) -> P | None:
         """The part of type `kind` in `parts`, if any."""
         for part in self.parts:

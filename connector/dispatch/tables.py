@@ -48,9 +48,22 @@ class SourceBlocks:
         self._name = name
         self._connector = connector
         self._version = version or DEFAULT_VERSION
+        # The rows event last seen (its first row's EventSource) and its block: the other rows' blocks are
+        # copies of it (EventSource.at_row / SourceInfo.at_row), so a rows event's block is built and rendered once.
+        self._event: tuple[EventSource | None, SourceInfo | None] = (None, None)
 
     def of(self, es: EventSource, ts_ns: int | None = None) -> SourceInfo:
         """`ts_ns` overrides the event's time (schema changes of the snapshot carry the wall clock)."""
+        template = es.__dict__.get("template")
+        if template is not None and ts_ns is None:
+            seen, block = self._event
+            if seen is not template or block is None:
+                block = self._build(template, None)
+                self._event = (template, block)
+            return block.at_row(es.row)
+        return self._build(es, ts_ns)
+
+    def _build(self, es: EventSource, ts_ns: int | None) -> SourceInfo:
         if ts_ns is None:
             ts_ns = es.ts_us * 1000 if es.ts_us else es.ts_ms * 1_000_000
         return SourceInfo(self._name, ts_ns, SnapshotMarker(es.snapshot) if es.snapshot else None, es.db, es.table,

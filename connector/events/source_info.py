@@ -122,6 +122,25 @@ class SourceInfo:
     def json(self) -> str:
         """The payload JSON, equal to `SOURCE_SCHEMA.writer(self.values())`, built directly because it is
         written for every record (the leading constant fields come from a per-connector cache)."""
+        parts = self.__dict__.get("_json_around_row")
+        if parts is not None:  # a copy made by at_row: only the row number is new
+            return f"{parts[0]}{self.row}{parts[1]}"
+        return self._json()
+
+    def at_row(self, row: int) -> "SourceInfo":
+        """This source block for another row of the same rows event (one per row change): a copy of the field
+        dict with `row` replaced, which renders its JSON from this block's, split around the row number."""
+        fields = self.__dict__
+        parts = fields.get("_json_around_row")
+        if parts is None:
+            head, _, tail = self._json().partition(f',"row":{self.row},"thread":')
+            parts = fields["_json_around_row"] = (head + ',"row":', ',"thread":' + tail)
+        copy = object.__new__(SourceInfo)
+        copy.__dict__.update(fields)
+        copy.__dict__["row"] = row
+        return copy
+
+    def _json(self) -> str:
         ts_ns = self.ts_ns
         snapshot = self.snapshot
         return "".join((

@@ -68,8 +68,21 @@ class EventSource:
     # µs precision source time when known (MySQL GTID events' original_commit_timestamp); wins over ts_ms.
     ts_us: int | None = None
 
+    def at_row(self, row: int) -> "EventSource":
+        """This source for another row of the same rows event. Built per row change, so it skips the frozen
+        dataclass's per-field `object.__setattr__` (~2 µs): a copy of the field dict with `row` replaced, which
+        also keeps `template` pointing at the event's first source (connector/dispatch/tables.py renders the
+        source block once per event through it)."""
+        copy = object.__new__(EventSource)
+        fields = copy.__dict__
+        fields.update(self.__dict__)
+        fields["row"] = row
+        fields.setdefault("template", self)
+        return copy
 
-@dataclass(frozen=True)
+
+# Not frozen: one is built per row change, and a frozen dataclass sets each field through object.__setattr__.
+@dataclass(slots=True)
 class RowChange:
     table_id: TableId
     op: Operation
@@ -199,11 +212,22 @@ class _StatePositions:
 
     def __init__(self, state: StreamingState) -> None:
         self._state = state
+        # Outside transaction metadata, the offsets of one rows event's rows differ only in `row`: the first is
+        # built as usual and the others are copies of it (SourceOffset.at_row), its map included, while
+        # nothing else in the state changed.
+        self._row_offset: SourceOffset | None = None
 
     def next_event(self, data_collection: str) -> tuple[tuple[str, int, int] | None, SourceOffset]:
         st = self._state
         if st.tx is None:
-            return None, st.offset()
+            base = self._row_offset
+            if (base is not None and st.rows and base.event == st.events and base.pos == st.restart_pos
+                    and base.file is st.file and base.parts is st.parts and base.gtids is st.restart_gtids
+                    and base.ts_sec == st.ts_sec and base.server_id == st.server_id):
+                return None, base.at_row(st.rows)
+            offset = st.offset()
+            self._row_offset = offset if st.rows else None
+            return None, offset
         st.tx, total_order, table_order = st.tx.next_event(data_collection)
         return (st.tx.id, total_order, table_order), st.offset()
 
@@ -421,17 +445,19 @@ class StreamingHandler:
         release_raw_bytes(ev)
         total = len(rows)
         op = _OPERATIONS[type(ev)]
+        # Everything but the row index is the same for every row of the event: one source, copied per row.
+        template = EventSource(
+            ts_ms=pe.timestamp * 1000, db=table_id.database, table=table_id.table, server_id=st.server_id,
+            gtid=st.current_gtid if self.use_gtids else None, file=pe.file, pos=pe.start, row=first,
+            thread=st.thread, ts_us=st.commit_ts_us, query=st.query,
+        )
+        row_change, positions = self.emitter.row_change, self._positions
+        last = total - 1
         for index in range(first, total):
             before, after = rows[index]
-            change = RowChange(table_id, op, before, after)
-            st.rows = index + 1 if index < total - 1 else total
+            st.rows = index + 1 if index < last else total
             st.last_row = index
-            source = EventSource(
-                ts_ms=pe.timestamp * 1000, db=table_id.database, table=table_id.table, server_id=st.server_id,
-                gtid=st.current_gtid if self.use_gtids else None, file=pe.file, pos=pe.start, row=index,
-                thread=st.thread, ts_us=st.commit_ts_us, query=st.query,
-            )
-            self.emitter.row_change(change, source, self._positions)
+            row_change(RowChange(table_id, op, before, after), template.at_row(index), positions)
 
 
 _PACKET_HEADER = 20  # pmr's packet data: 1 OK byte + the 19-byte event header

@@ -20,3 +20,18 @@ def test_fast_source_json_equals_generic_writer():
                           table=table, server_id=1, gtid=gtid, file="mariadb-bin.000001", pos=6340, row=2,
                           thread=thread, query=query, sequence=sequence)
         assert info.json() == SOURCE_SCHEMA.writer(info.values())
+
+
+def test_per_row_copies_render_as_freshly_built_blocks():
+    """`SourceInfo.at_row` (one block per rows event, copied per row) renders what a block built for that row
+    does, also for names that contain the text around the row number."""
+    for table, query in [("customers", None), (',"row":1,"thread":', ',"row":1,"thread":null')]:
+        first = SourceInfo(name="dbserver1", ts_ns=1_795_213_758_000_000_000, db="inventory", table=table,
+                           server_id=1, file="mariadb-bin.000001", pos=6340, row=1, thread=7, query=query)
+        for row in (0, 1, 2, 999):
+            fresh = SourceInfo(name="dbserver1", ts_ns=1_795_213_758_000_000_000, db="inventory", table=table,
+                               server_id=1, file="mariadb-bin.000001", pos=6340, row=row, thread=7, query=query)
+            copy = first.at_row(row)
+            assert copy == fresh
+            assert copy.json() == fresh.json() == SOURCE_SCHEMA.writer(fresh.values())
+            assert copy.values() == fresh.values()

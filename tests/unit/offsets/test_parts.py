@@ -73,3 +73,19 @@ def test_compose_renders_like_the_store() -> None:
     offset = SourceOffset("f", 4, server_id=2, gtids="x:1", ts_sec=9, transaction=TX)
     assert render_offset(offset.to_map()) == render_offset(compose_offset(offset, None, TX))
     assert list(compose_offset(offset, TX)) == list(offset.to_map())
+
+
+@pytest.mark.parametrize("offset,keys", ORDERS)
+def test_offset_of_another_row_is_a_freshly_built_one(offset: SourceOffset, keys: list[str]) -> None:
+    """`SourceOffset.at_row` (the next rows of one rows event) equals the offset built for that row, its map
+    (cached from the first row's) included, key order too."""
+    for first_map_cached in (False, True):
+        if first_map_cached:
+            offset.to_map()
+        for row in (1, 2, 17):
+            fresh = offset.with_(row=row)
+            copy = offset.at_row(row)
+            assert copy == fresh
+            assert list(copy.to_map().items()) == list(fresh.to_map().items())
+            assert list(copy.to_map(include_transaction=False).items()) == list(
+                fresh.to_map(include_transaction=False).items())
