@@ -84,6 +84,8 @@ class Dispatcher:
                                              clock_ns=clock_ns)
         # The snapshot hands the same offset object with every row of a table read: its map is built once.
         self._offset_map: tuple[SourceOffset | None, dict[str, Any]] = (None, {})
+        # The last row's table version and what its rows need: (Table, TableSchema, topic, `db.table`, columns).
+        self._target: tuple[Any, ...] = (None,)
 
     def emit(self, record: LogicalRecord, offset: dict[str, Any] | None) -> None:
         """A record built elsewhere (heartbeats): encoded, tracked and committed like every other."""
@@ -111,8 +113,12 @@ class Dispatcher:
                 "rows for a table the schema history has no definition for",
                 where=Where(source.file, source.pos, change.table_id.dotted()),
                 fix="restore the history topic or run with snapshot.mode=recovery")
-        ts = self._routes.schema(table)
-        expected = len(table.columns)
+        target = self._target
+        if target[0] is not table:  # another table version than the last row's
+            ts = self._routes.schema(table)
+            target = self._target = (table, ts, self._routes.topic(table.id), table.id.dotted(), len(table.columns))
+        ts = target[1]
+        expected = target[4]
         for image in (change.before, change.after):
             if image is not None and len(image) != expected:
                 raise SchemaError(
@@ -123,7 +129,7 @@ class Dispatcher:
         try:
             before = ts.convert_binlog_row(change.before) if change.before is not None else None
             after = ts.convert_binlog_row(change.after) if change.after is not None else None
-            self._emit_rows(ts, change.op, before, after, source, positions)
+            self._emit_rows(ts, change.op, before, after, source, positions, target[2], target[3])
         except VALUE_FAILURES as exc:
             # replayed from the decoded images: the after image names the column unless only the before fails
             raise row_value_error(ts, change.after, "binlog", exc, source.file, source.pos,
@@ -187,15 +193,16 @@ class Dispatcher:
         return emit
 
     def _emit_rows(self, ts: TableSchema, op: Operation, before: Sequence[Any] | None, after: Sequence[Any] | None,
-                   es: EventSource, positions: EventPositions) -> None:
+                   es: EventSource, positions: EventPositions, topic: str, data_collection: str) -> None:
         if op.value in self._skipped:
             return
-        old_key = ts.key_values(before) if before is not None else None
-        new_key = ts.key_values(after) if after is not None else None
-        planned = plan_row(op, before, after, old_key, new_key, self._events.tombstones_on_delete)
+        if op is Operation.UPDATE:  # only an update can change the key (and become a delete and a create)
+            old_key = ts.key_values(before) if before is not None else None
+            new_key = ts.key_values(after) if after is not None else None
+            planned = plan_row(op, before, after, old_key, new_key, self._events.tombstones_on_delete)
+        else:
+            planned = plan_row(op, before, after, tombstones_on_delete=self._events.tombstones_on_delete)
         source = self._sources.of(es)
-        topic = self._routes.topic(ts.table.id)
-        data_collection = ts.table.id.dotted()
         now_ns = self._clock_ns()
         emit = self._sender.emit
         for event in planned:

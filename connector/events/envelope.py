@@ -50,7 +50,8 @@ class TxBlock:
         return (self.id, self.total_order, self.data_collection_order)
 
 
-@dataclass(frozen=True)
+# Not frozen: one is built per row change, and a frozen dataclass sets each field through object.__setattr__.
+@dataclass(slots=True)
 class PlannedEvent:
     """One data record to emit: op, row images, whether a tombstone follows, and key headers.
 

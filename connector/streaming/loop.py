@@ -125,10 +125,11 @@ class StreamingLoop:
                 # Between transactions the restart position already points past the last event.
                 heartbeat.emit(self.boundary_offset())
                 stats.heartbeats_sent = heartbeat.sent
-            # Inside a transaction only every few milliseconds (it is several calls, and a single-row transaction
-            # is five events); at every transaction end as before, so an idle stream is never left uncommitted.
+            # Every few milliseconds, not per event nor per transaction: it is several calls, and a single-row
+            # transaction is four events. An idle stream is not left uncommitted: the server's heartbeats (at most
+            # IDLE_WAKE_S apart) come through here too.
             now = time.monotonic()
-            if not state.in_tx or now >= next_housekeeping:
+            if now >= next_housekeeping:
                 self._housekeeping()
                 next_housekeeping = now + 0.01
             if self._token.requested or (gate is not None and gate.pause_requested and not state.in_tx):
