@@ -191,7 +191,8 @@ def main() -> int:
                 rate = args.rows / r["seconds"]
                 print(f"{kind}: {args.rows} row changes ({expected_records} Kafka records) acknowledged in "
                       f"{r['seconds']:.2f} s = {rate:,.0f} row events/s ({rate / pmr_rate:.2f}x the library's bare "
-                      f"decoding rate); connector CPU {r['cpu_s']:.1f} s (per thread: {r['threads']})", flush=True)
+                      f"decoding rate); connector CPU {r['cpu_s']:.1f} s (per thread: {r['threads']})",
+                      flush=True)
             current = best["current"]
             events_per_s = args.rows / current["seconds"]
             out = {
