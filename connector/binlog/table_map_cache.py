@@ -28,6 +28,7 @@ from pymysqlreplication.packet import BinLogPacketWrapper
 from pymysqlreplication.row_event import MetadataFieldType, TableMapEvent
 from pymysql.protocol import MysqlPacket
 
+from connector.binlog.lean_events import lean_event
 from connector.errors import UnsupportedBinlogColumn
 
 __all__ = ["CachedTableMapEvent", "TableMapCache", "UnsupportedBinlogColumn", "install"]
@@ -146,10 +147,13 @@ class _PacketWrapper(BinLogPacketWrapper):
 
     def __init__(self, from_packet: Any, table_map: Any, ctl_connection: Any, mysql_version: Any, use_checksum: Any,
                  allowed_events: Any, *args: Any, **kwargs: Any) -> None:
+        self.allowed_events = allowed_events  # payload.TransactionPayloadEvent builds its inner events with them
         if CachedTableMapEvent in allowed_events:
+            if not kwargs and lean_event(self, from_packet, table_map, ctl_connection, mysql_version, use_checksum,
+                                         allowed_events, args):
+                return  # an XID or MariaDB GTID event, built without pmr's generic set-up (lean_events.py)
             # Name-mangled class attribute of the base; an instance attribute shadows it for this packet only.
             self._BinLogPacketWrapper__event_map = self._CACHED_EVENTS
-        self.allowed_events = allowed_events  # payload.TransactionPayloadEvent builds its inner events with them
         super().__init__(from_packet, table_map, ctl_connection, mysql_version, use_checksum, allowed_events,
                          *args, **kwargs)
 
