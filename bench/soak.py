@@ -238,5 +238,136 @@ def main() -> int:
 
     return in_workdir("bench-soak-", args.workdir, lambda work: soak(work, args))
 
+
+def soak(work: Path, args: argparse.Namespace) -> int:
+    base = args.port_base
+    metrics_port = base + 2 if base else _free_port()
+    with MariaDBServer(work / "db", port=base, profile=Profile.DEFAULTS) as server, \
+            TansuBroker(work / "kafka", port=base + 1 if base else None) as broker:
+        server.run_sql("CREATE DATABASE soak; " + TABLE)
+        prefix = "soak"
+        topic = f"{prefix}.soak.items"
+        broker.create_topics([topic, prefix])
+        props = connector_properties(work, server, broker, "soak", prefix, server_id=5403, flush_interval_ms=1000,
+                                     metrics_port=str(metrics_port), metrics_host="127.0.0.1")
+        config = work / "application.properties"
+        write_properties(config, props)
+        prof = work / "connector.prof"
+        proc = ConnectorProcess(connector_cmd(prof if args.profile else None), config, work / "status.json",
+                                work / "connector.log").start()
+        reader = Reader(broker.bootstrap_servers, topic)
+        writer = Writer(server, args.rate, args.tx_changes)
+        samples: list[dict[str, Any]] = []
+        try:
+            proc.wait_streaming(120)
+            assert proc.pid is not None
+            reader.start()
+            writer.start()
+            t0 = time.monotonic()
+            cpu0 = last_cpu = cpu_s(proc.pid) or 0.0
+            end = t0 + args.minutes * 60
+            print(f"soak: {args.minutes:g} min at {args.rate:g} row changes/s; connector pid {proc.pid}; "
+                  f"workdir {work}", flush=True)
+            while time.monotonic() < end:
+                time.sleep(min(SAMPLE_EVERY_S, max(0.0, end - time.monotonic())))
+                for thread in (writer, reader):
+                    if thread.error is not None:
+                        raise RuntimeError(f"{thread.name} failed: {thread.error!r}")
+                window = reader.take_window()
+                cpu = cpu_s(proc.pid) or last_cpu
+                sample = {"t_s": round(time.monotonic() - t0), "rss_mb": round(rss_kb(proc.pid) / 1024, 1),
+                          "anon_mb": round(rss_kb(proc.pid, "RssAnon") / 1024, 1),
+                          "load1": round(os.getloadavg()[0], 1),
+                          # the connector's share of one core over the window (all its threads)
+                          "cpu_pct": round(100 * (cpu - last_cpu) / SAMPLE_EVERY_S),
+                          "written": writer.changes, "read": reader.records,
+                          "lag_p50_ms": round(percentile(window, 50), 1),
+                          "lag_max_ms": round(max(window, default=0), 1),
+                          "ms_behind_source": ms_behind_source(metrics_port)}
+                last_cpu = cpu
+                samples.append(sample)
+                print(json.dumps(sample), flush=True)
+            writer.stop_requested.set()
+            writer.join(30)
+            if writer.error is not None:
+                raise RuntimeError(f"writer failed: {writer.error!r}")
+            proc.wait_caught_up(server.binlog_position(), quiet_ms=2000, timeout=300)
+            deadline = time.monotonic() + 60
+            while reader.records < writer.changes and time.monotonic() < deadline:
+                time.sleep(0.2)
+            cpu_total = (cpu_s(proc.pid) or last_cpu) - cpu0
+            final_rss = rss_kb(proc.pid) / 1024
+            final_anon = rss_kb(proc.pid, "RssAnon") / 1024
+        finally:
+            writer.stop_requested.set()
+            reader.stop_requested.set()
+            rc = proc.stop()
+            reader.join(10)
+        if rc != 0:
+            print(f"connector exit code {rc}:\n{proc.log_tail()}", flush=True)
+        if args.profile and prof.exists():
+            import pstats
+
+            pstats.Stats(str(prof)).sort_stats("cumulative").print_stats(40)
+    return report(samples, writer, reader, final_rss, final_anon, cpu_total, args)
+
+
+def report(samples: list[dict[str, Any]], writer: Writer, reader: Reader, final_rss: float, final_anon: float,
+           cpu_total_s: float, args: argparse.Namespace) -> int:
+    rss = [s["rss_mb"] for s in samples] + [round(final_rss, 1)]
+    anon = [s["anon_mb"] for s in samples] + [round(final_anon, 1)]
+    loads = [s["load1"] for s in samples]
+    duplicates = sum(n - 1 for n in reader.seen.values() if n > 1)
+    lags, source_lags = reader.lags_ms, reader.source_lags_ms
+    behind = [s["ms_behind_source"] for s in samples if s["ms_behind_source"] is not None]
+    # Memory is "flat" when the second half does not grow: compare the mean of the first and last thirds
+    # after warm-up.
+    third = max(1, len(rss) // 3)
+    summary = {
+        "minutes": args.minutes, "rate": args.rate, "tx_changes": args.tx_changes,
+        "achieved_rate": round(writer.achieved_rate(), 1),
+        "written": writer.changes, "read": reader.records, "distinct": len(reader.seen), "duplicates": duplicates,
+        "exactly_once": reader.records == writer.changes and duplicates == 0,
+        "transactions": writer.transactions, "writer_behind_schedule_max_s": round(writer.behind_schedule_max_s, 3),
+        "rss_mb_first": rss[0], "rss_mb_last": rss[-1], "rss_mb_max": max(rss),
+        "rss_mb_first_third_mean": round(statistics.mean(rss[:third]), 1),
+        "rss_mb_last_third_mean": round(statistics.mean(rss[-third:]), 1),
+        "anon_mb_first": anon[0], "anon_mb_last": anon[-1], "anon_mb_max": max(anon),
+        "anon_mb_first_third_mean": round(statistics.mean(anon[:third]), 1),
+        "anon_mb_last_third_mean": round(statistics.mean(anon[-third:]), 1),
+        "writer_stalls": writer.stalls,
+        # connector CPU per change: what the rate costs, independent of the machine's other load
+        "connector_cpu_s": round(cpu_total_s, 1),
+        "connector_cpu_us_per_change": round(1e6 * cpu_total_s / writer.changes, 1) if writer.changes else None,
+        "load1_median": statistics.median(loads) if loads else None, "load1_max": max(loads, default=None),
+        "lag_ms_p50": round(percentile(lags, 50), 1), "lag_ms_p99": round(percentile(lags, 99), 1),
+        "lag_ms_max": round(max(lags, default=float("nan")), 1),
+        "lag_under_1s_fraction": round(sum(1 for x in lags if x < 1000) / len(lags), 5) if lags else None,
+        "source_lag_ms_p50": round(percentile(source_lags, 50), 1),
+        "source_lag_ms_p99": round(percentile(source_lags, 99), 1),
+        "ms_behind_source_max": max(behind, default=None),
+    }
+    print(f"written {writer.changes} row changes in {writer.transactions} transactions "
+          f"({summary['achieved_rate']} changes/s); read {reader.records} "
+          f"records ({duplicates} duplicates): {'exactly once' if summary['exactly_once'] else 'MISMATCH'}")
+    print(f"connector RSS MB: first {summary['rss_mb_first']}, last {summary['rss_mb_last']}, "
+          f"max {summary['rss_mb_max']} (first-third mean {summary['rss_mb_first_third_mean']}, "
+          f"last-third mean {summary['rss_mb_last_third_mean']})")
+    print(f"connector anonymous RSS MB: first {summary['anon_mb_first']}, last {summary['anon_mb_last']}, "
+          f"max {summary['anon_mb_max']}; machine load (1 min) median {summary['load1_median']}, "
+          f"max {summary['load1_max']}; writer stalls > 1 s: {writer.stalls}")
+    print(f"lag ms (record time - commit clock): p50 {summary['lag_ms_p50']}, p99 {summary['lag_ms_p99']}, "
+          f"max {summary['lag_ms_max']}; vs source.ts_ms (whole seconds): p50 {summary['source_lag_ms_p50']}, "
+          f"p99 {summary['source_lag_ms_p99']}; MilliSecondsBehindSource max {summary['ms_behind_source_max']}")
+    print(json.dumps(summary), flush=True)
+    return 0 if summary["exactly_once"] else 1
+
+
+def _free_port() -> int:
+    from tests.support.ports import free_port
+
+    return free_port()
+
+
 if __name__ == "__main__":
     sys.exit(main())

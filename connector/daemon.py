@@ -260,8 +260,10 @@ class Daemon:
         self._write_status(force=True)
 
     def _housekeeping(self) -> None:
-        """Between records: surface a delivery failure, commit offsets when due, refresh the status file."""
+        """Between records: surface a delivery failure, let an oversized record be acknowledged before the next
+        is built, commit offsets when due, refresh the status file."""
         self._poller.check()
+        self._writer.drain_oversized()
         self._committer.maybe_commit()
         self._write_status()
 

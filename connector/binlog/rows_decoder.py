@@ -22,13 +22,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from pymysqlreplication.constants import BINLOG
+from pymysqlreplication.constants import BINLOG, FIELD_TYPE
 from pymysqlreplication.row_event import DeleteRowsEvent, RowsEvent, UpdateRowsEvent, WriteRowsEvent
 
 from connector.binlog.image_compiler import FullImage, compile_full_image
 from connector.binlog.value_decoders import ValueDecoder, column_decoder
 
-__all__ = ["RowsDecoder", "RowImage", "RowPair", "RowPlan", "release_raw_bytes"]
+__all__ = ["RowsDecoder", "RowImage", "RowPair", "RowPlan", "SHARE_MIN", "release_raw_bytes", "share_unchanged"]
 
 RowImage = list
 RowPair = tuple["RowImage | None", "RowImage | None"]
@@ -36,6 +36,9 @@ RowPair = tuple["RowImage | None", "RowImage | None"]
 _HEADER = 20  # pmr's packet data: 1 OK byte + the 19-byte event header, then the post-header
 _V2_EVENTS = frozenset({BINLOG.WRITE_ROWS_EVENT_V2, BINLOG.UPDATE_ROWS_EVENT_V2, BINLOG.DELETE_ROWS_EVENT_V2})
 _PLAN_ATTR = "_cdc_row_plan"  # underscore: pmr's Table.data / __eq__ ignore it
+# An UPDATE's after image takes the before image's object for an unchanged value of at least this size.
+SHARE_MIN = 64 * 1024
+_SHAREABLE_TYPES = frozenset({FIELD_TYPE.BLOB, FIELD_TYPE.JSON, FIELD_TYPE.GEOMETRY})
 
 
 @dataclass(frozen=True)
@@ -44,11 +47,14 @@ class RowPlan:
 
     decoders: tuple[ValueDecoder, ...]
     full: FullImage | None = None
+    # columns whose values may be BLOB-sized (BLOB/TEXT, JSON, GEOMETRY): see `share_unchanged`
+    big: tuple[int, ...] = ()
 
     @classmethod
     def for_table(cls, table: Any, errors: str = "strict") -> "RowPlan":
         decoders = tuple(column_decoder(c, errors) for c in table.columns)
-        return cls(decoders, compile_full_image(decoders, f"{table.schema}.{table.table}"))
+        big = tuple(i for i, c in enumerate(table.columns) if c.type in _SHAREABLE_TYPES)
+        return cls(decoders, compile_full_image(decoders, f"{table.schema}.{table.table}"), big)
 
     def reader(self, present: int) -> Callable[[bytes, int], tuple[RowImage, int]]:
         """(data, pos) → (image, next pos) for images with this columns-present bitmap."""
@@ -126,9 +132,12 @@ class RowsDecoder:
         out: list[RowPair] = []
         append = out.append
         if isinstance(event, UpdateRowsEvent):
+            big = plan.big
             while pos < end:
                 before, pos = first(data, pos)
                 after, pos = second(data, pos)
+                if big:
+                    share_unchanged(before, after, big)
                 append((before, after))
         elif isinstance(event, WriteRowsEvent):
             while pos < end:
@@ -141,6 +150,15 @@ class RowsDecoder:
         else:
             raise TypeError(f"not a rows event: {type(event).__name__}")
         return out
+
+
+def share_unchanged(before: RowImage, after: RowImage, columns: tuple[int, ...]) -> None:
+    """Point `after` at `before`'s value where a big value did not change (values are immutable): an UPDATE of
+    another column carries a BLOB twice, and the record is built with both images alive (issue 17)."""
+    for i in columns:
+        value = before[i]
+        if value is not None and len(value) >= SHARE_MIN and value == after[i]:
+            after[i] = value
 
 
 def _rows_start(event: RowsEvent, data: bytes) -> tuple[int, int, int]:

@@ -7,6 +7,7 @@ runs the column converters and joins precomputed text per row (style.md §2.3).
 
 from __future__ import annotations
 
+import io
 import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
@@ -17,6 +18,7 @@ from connector.events.topic_names import sanitize_topic_name
 from connector.converters.mappers import ColumnMapper
 from connector.converters.registry import base_type_name, resolve
 from connector.events.envelope import TX_BLOCK_SCHEMA, TxBlock
+from connector.serde.big_bytes import BigBytesRows
 from connector.serde.connect_schema import ConnectSchema, Field, Type, struct
 from connector.serde.name_adjustment import adjust_field_name, adjust_schema_name
 from connector.events.convert_compiler import RowConverter, compile_converter
@@ -34,6 +36,7 @@ __all__ = [
 ]
 
 RowValues = list  # Connect values in table column order
+_BEFORE, _AFTER = 2, 4  # where `TableSchema._envelope_parts` puts the row images' texts
 
 _EMPTY_SET = "empty set"  # python-mysql-replication's none_sources marker (B10)
 
@@ -85,6 +88,8 @@ class TableSchema:
     _key_prefix: str = ""
     _key_suffix: str = "}"
     _value_prefix: str = ""
+    # tables with BYTES value columns: writes rows holding BLOB-sized values straight into bytes
+    _big_rows: BigBytesRows | None = field(default=None, repr=False, compare=False)
 
     # ------------------------------------------------------------ rows
     def convert_binlog_row(self, values: Sequence[Any], none_sources: Mapping[str, str] | None = None) -> RowValues:
@@ -179,12 +184,21 @@ class TableSchema:
         """The envelope value; envelope ts_ms/ts_us/ts_ns all derive from the one instant `ts_ns`."""
         row_writer = self.value_schema.writer
         before, after = self._value_images(before, after)
-        parts = [
+        big = self._big_rows
+        if big is not None and (big.holds_big(before) or big.holds_big(after)):
+            return self._big_value_bytes(big, op, before, after, source, transaction, ts_ns)
+        text = "".join(self._envelope_parts(op, row_writer(before), row_writer(after), source, transaction, ts_ns))
+        return text.encode("utf-8")
+
+    def _envelope_parts(self, op: Operation, before_text: str, after_text: str, source: SourceInfo,
+                        transaction: TxBlock | None, ts_ns: int) -> list[str]:
+        # The row images' texts are at _BEFORE and _AFTER (`_big_value_bytes` writes its own there).
+        return [
             self._value_prefix,
             '{"before":',
-            row_writer(before),
+            before_text,
             ',"after":',
-            row_writer(after),
+            after_text,
             ',"source":',
             source.json(),
             ',"transaction":',
@@ -199,9 +213,19 @@ class TableSchema:
             str(ts_ns),
             "}}" if self.schemas_enable else "}",
         ]
-        text = "".join(parts)
-        del parts  # the row strings go before the bytes are made: a BLOB row is held twice, not three times
-        return text.encode("utf-8")
+
+    def _big_value_bytes(self, big: BigBytesRows, op: Operation, before: Sequence[Any] | None,
+                         after: Sequence[Any] | None, source: SourceInfo, transaction: TxBlock | None,
+                         ts_ns: int) -> bytes:
+        """`value_bytes` for images holding BLOB-sized values, written once into one buffer (serde/big_bytes.py)."""
+        parts = self._envelope_parts(op, "", "", source, transaction, ts_ns)
+        out = io.BytesIO()
+        out.write("".join(parts[:_BEFORE]).encode("utf-8"))
+        big.write(out, before)
+        out.write("".join(parts[_BEFORE + 1:_AFTER]).encode("utf-8"))
+        big.write(out, after)
+        out.write("".join(parts[_AFTER + 1:]).encode("utf-8"))
+        return out.getvalue()  # the buffer itself, not a copy: `out` is dropped here
 
 
 @dataclass(frozen=True)
@@ -291,6 +315,7 @@ class TableSchemaBuilder:
             _key_prefix=('{"schema":' + key_schema.json + ',"payload":') if (key_enable and key_schema) else "",
             _key_suffix="}" if key_enable else "",
             _value_prefix=('{"schema":' + envelope.json + ',"payload":') if enable else "",
+            _big_rows=BigBytesRows.for_schema(value_schema),
         )
 
 

@@ -117,6 +117,21 @@ class Deliveries:
             self.raise_if_failed()
             self.check_blocked(started, "un-acknowledged records")
 
+    def wait_while_oversized(self, poll: Callable[[float], object]) -> None:
+        """Serve callbacks (`poll`) while the bytes in flight exceed the bound, which only a record larger than the
+        bound alone does (it is let through when nothing else is in flight)."""
+        limit = self._max_bytes
+        if limit is None or self._in_flight_bytes <= limit:  # unlocked: the usual case costs one comparison
+            return
+        started = self._clock()
+        while True:
+            with self._lock:
+                if self._in_flight_bytes <= limit:
+                    return
+            poll(0.05)
+            self.raise_if_failed()
+            self.check_blocked(started, "an oversized record's acknowledgement")
+
     def check_blocked(self, started: float, on_what: str) -> None:
         if self._should_stop():
             raise KafkaWriterInterrupted(f"shutdown requested while waiting for {on_what}")

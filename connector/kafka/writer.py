@@ -219,6 +219,16 @@ class KafkaWriter:
         if self._poll_on_send:
             self._producer.poll(0)
 
+    def drain_oversized(self) -> None:
+        """Between source events: wait until a record larger than the in-flight byte bound is acknowledged.
+
+        librdkafka holds such a record until the broker acknowledges it, and confluent-kafka copies its value
+        once more into the delivery report's Message: with the next record built meanwhile, a 16 MB BLOB update
+        (a ~43 MB record) was alive three times (issue 17). Records within the bound never wait here, nor does a
+        transactional producer (its records are acknowledged when the transaction commits)."""
+        if not self._transactional:
+            self._deliveries.wait_while_oversized(self._producer.poll)
+
     def poll(self, timeout_s: float = 0.0) -> None:
         """Serve delivery callbacks; raises a pending delivery failure."""
         self._producer.poll(timeout_s)

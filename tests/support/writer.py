@@ -66,17 +66,18 @@ class CounterWriter(TransactionWriter):
                  update_set: str = "n = n + 1", insert_values: str = "(%s, 0)") -> None:
         super().__init__(server, database, name=name, seed=seed, pause_s=0.005)
         self._next_id = first_new_id
-        self._update = f"UPDATE {table} SET {update_set} WHERE id = %s"
-        self._delete = f"DELETE FROM {table} WHERE id = %s"
-        self._insert = f"INSERT INTO {table} VALUES {insert_values}"
+        # not _delete: threading.Thread has a method of that name, called when the thread ends
+        self._update_sql = f"UPDATE {table} SET {update_set} WHERE id = %s"
+        self._delete_sql = f"DELETE FROM {table} WHERE id = %s"
+        self._insert_sql = f"INSERT INTO {table} VALUES {insert_values}"
 
     def transaction(self, cur: Any, rng: random.Random) -> None:
         cur.execute("BEGIN")
         for i in rng.sample(range(1, self._next_id), 2):
-            cur.execute(self._update, (i,))
+            cur.execute(self._update_sql, (i,))
         if rng.random() < 0.3:
-            cur.execute(self._delete, (rng.randrange(1, self._next_id),))
+            cur.execute(self._delete_sql, (rng.randrange(1, self._next_id),))
         if rng.random() < 0.2:
-            cur.execute(self._insert, (self._next_id,))
+            cur.execute(self._insert_sql, (self._next_id,))
             self._next_id += 1
         cur.execute("COMMIT")

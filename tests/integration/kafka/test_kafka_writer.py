@@ -201,3 +201,17 @@ def test_max_queue_size_in_bytes_lowers_the_bound(restartable_broker: TansuBroke
         writer.send(OutRecord(topic_name, b"k1", b"v" * 40), lambda: None)  # 84 bytes > 50
     assert writer.in_flight == 1
     writer.close(timeout_s=0.5)
+
+
+def test_drain_oversized_waits_only_for_a_record_larger_than_the_bound(kafka_bootstrap: str, topic_name: str) -> None:
+    # The daemon drains between source events: a record over the byte bound (a BLOB row) is acknowledged, and its
+    # copies in librdkafka and the delivery report freed, before the next record is built.
+    writer = KafkaWriter({"bootstrap.servers": kafka_bootstrap}, max_in_flight_records=100, max_in_flight_bytes=1000)
+    writer.ensure_topics([TopicSpec(topic_name, 1, 1)])
+    writer.send(OutRecord(topic_name, b"k0", b"v" * 100), lambda: None)
+    writer.drain_oversized()  # within the bound: returns at once, nothing has to be acknowledged
+    acked: list[str] = []
+    writer.send(OutRecord(topic_name, b"k1", b"v" * 5000), lambda: acked.append("big"))  # let through: alone over
+    writer.drain_oversized()
+    assert acked == ["big"] and writer.in_flight == 0
+    assert writer.close() == 0
