@@ -11,12 +11,14 @@ import signal
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
+
+from confluent_kafka import Consumer, KafkaError, Message
 
 from tests.conformance.connector_process import ConnectorProcess
 from tests.conformance.run import default_connector_cmd
 
-__all__ = ["connector_cmd", "cpu_s", "in_workdir", "rss_kb", "start_connector", "thread_cpu_s"]
+__all__ = ["connector_cmd", "cpu_s", "fresh_messages", "in_workdir", "rss_kb", "start_connector", "thread_cpu_s"]
 
 
 def connector_cmd(profile_to: Path | None = None) -> list[str]:
@@ -38,15 +40,33 @@ def start_connector(cmd: list[str], config: Path, run_dir: Path, root: Path | No
             os.environ.pop("PYTHONPATH") if saved is None else os.environ.update(PYTHONPATH=saved)
 
 
-def rss_kb(pid: int | None) -> int:
-    """Resident set size of the connector process (sampled; its peak is the number that matters)."""
+def rss_kb(pid: int | None, field: str = "VmRSS") -> int:
+    """A size field of /proc/PID/status in kB, 0 once the process is gone: VmRSS (resident now), VmHWM (the peak
+    since start or the last reset), RssAnon (heap and stacks only: no mapped files, which the kernel may drop and
+    bring back, so VmRSS moves without the process allocating anything)."""
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1])
     except (OSError, ValueError):
         pass
     return 0
+
+
+def fresh_messages(consumer: Consumer, batch: int, next_offsets: dict[str, int]) -> Iterator[Message]:
+    """The records of one `consume(batch)` on single-partition topics that were not seen before (`next_offsets`,
+    per topic, kept by the caller): a broker timeout makes the client fetch some again. Errors other than
+    end-of-partition raise."""
+    for msg in consumer.consume(batch, 0.2):
+        if msg.error():
+            if msg.error().code() != KafkaError._PARTITION_EOF:
+                raise RuntimeError(msg.error())
+            continue
+        topic = msg.topic()
+        if msg.offset() < next_offsets.get(topic, 0):
+            continue  # fetched again after a broker timeout: already counted
+        next_offsets[topic] = msg.offset() + 1
+        yield msg
 
 
 def cpu_s(pid: int | None) -> float | None:

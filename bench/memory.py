@@ -35,9 +35,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition  # noqa: E402
+from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition  # noqa: E402
 
-from bench.connector_run import connector_cmd, cpu_s, in_workdir  # noqa: E402
+from bench.connector_run import connector_cmd, cpu_s, fresh_messages, in_workdir, rss_kb  # noqa: E402
 from tests.conformance.config import write_properties  # noqa: E402
 from tests.conformance.connector_process import ConnectorProcess  # noqa: E402
 from tests.support.connector_config import connector_properties  # noqa: E402
@@ -65,7 +65,7 @@ class RssSampler(threading.Thread):
 
     def run(self) -> None:
         while not self.stop_requested.wait(0.02):
-            self.peak_kb = max(self.peak_kb, status_kb(self._pid, "VmRSS"))
+            self.peak_kb = max(self.peak_kb, rss_kb(self._pid, "VmRSS"))
 
 
 class Counting(threading.Thread):
@@ -89,16 +89,8 @@ class Counting(threading.Thread):
     def run(self) -> None:
         try:
             while not self.stop_requested.is_set():
-                for msg in self._consumer.consume(1000, 0.2):
-                    if msg.error():
-                        if msg.error().code() != KafkaError._PARTITION_EOF:
-                            raise RuntimeError(msg.error())
-                        continue
-                    topic = msg.topic()
-                    if msg.offset() < self._next.get(topic, 0):
-                        continue  # fetched again after a broker timeout: already counted
-                    self._next[topic] = msg.offset() + 1
-                    self._count(topic, msg.key(), msg.value())
+                for msg in fresh_messages(self._consumer, 1000, self._next):
+                    self._count(msg.topic(), msg.key(), msg.value())
         except BaseException as exc:  # noqa: BLE001 - reported by the main thread
             self.error = exc
         finally:
@@ -118,17 +110,6 @@ class Counting(threading.Thread):
         self.per_topic[topic] += 1
 
 
-def status_kb(pid: int, field: str) -> int:
-    """A size field of /proc/PID/status (VmRSS: now; VmHWM: the peak since start or the last reset)."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    except (OSError, ValueError):
-        pass
-    return 0
-
-
 def reset_peak(pid: int) -> None:
     """Reset the kernel's peak RSS (VmHWM) of `pid` to its current RSS (Linux >= 4.0, the process's owner)."""
     Path(f"/proc/{pid}/clear_refs").write_text("5")
@@ -137,7 +118,7 @@ def reset_peak(pid: int) -> None:
 def measure(name: str, pid: int, sampler: RssSampler, reader: Counting, topic: str, expected: int,
             load: Any, timeout_s: float) -> dict[str, Any]:
     """Run `load()`, wait until `expected` records of `topic` arrived; the phase's peaks and timings."""
-    baseline_kb = status_kb(pid, "VmRSS")
+    baseline_kb = rss_kb(pid, "VmRSS")
     reset_peak(pid)
     sampler.reset()
     cpu0, t0 = cpu_s(pid) or 0.0, time.monotonic()
@@ -149,9 +130,9 @@ def measure(name: str, pid: int, sampler: RssSampler, reader: Counting, topic: s
         raise RuntimeError(f"reader failed: {reader.error!r}")
     phase = {"phase": name, "records": reader.per_topic[topic], "expected": expected,
              "rss_mb_before": round(baseline_kb / 1024, 1),
-             "rss_mb_peak": round(max(status_kb(pid, "VmHWM"), sampler.peak_kb) / 1024, 1),
+             "rss_mb_peak": round(max(rss_kb(pid, "VmHWM"), sampler.peak_kb) / 1024, 1),
              "rss_mb_peak_sampled": round(sampler.peak_kb / 1024, 1),
-             "rss_mb_after": round(status_kb(pid, "VmRSS") / 1024, 1),
+             "rss_mb_after": round(rss_kb(pid, "VmRSS") / 1024, 1),
              "load_s": round(written_s, 1), "total_s": round(time.monotonic() - t0, 1),
              "connector_cpu_s": round((cpu_s(pid) or cpu0) - cpu0, 1), "load1": round(os.getloadavg()[0], 1)}
     print(json.dumps(phase), flush=True)
@@ -182,7 +163,7 @@ def run(work: Path, args: argparse.Namespace) -> int:
             sampler = RssSampler(proc.pid)
             sampler.start()
             reader.start()
-            print(f"memory: connector pid {proc.pid}, streaming; RSS {status_kb(proc.pid, 'VmRSS') // 1024} MB; "
+            print(f"memory: connector pid {proc.pid}, streaming; RSS {rss_kb(proc.pid, 'VmRSS') // 1024} MB; "
                   f"workdir {work}", flush=True)
             conn = server.connect("mem")  # autocommit: each statement is its own transaction
 

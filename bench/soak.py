@@ -35,9 +35,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from confluent_kafka import OFFSET_BEGINNING, Consumer, KafkaError, TopicPartition  # noqa: E402
+from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition  # noqa: E402
 
-from bench.connector_run import connector_cmd, cpu_s, in_workdir  # noqa: E402
+from bench.connector_run import connector_cmd, cpu_s, fresh_messages, in_workdir, rss_kb  # noqa: E402
 from tests.conformance.config import write_properties  # noqa: E402
 from tests.conformance.connector_process import ConnectorProcess  # noqa: E402
 from tests.support.connector_config import connector_properties  # noqa: E402
@@ -147,7 +147,7 @@ class Reader(threading.Thread):
         # Assigned, not subscribed: no consumer group, so no rebalance that would read the topic again.
         self._consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "soak", "enable.auto.commit": False})
         self._consumer.assign([TopicPartition(topic, 0, OFFSET_BEGINNING)])
-        self._next_offset = 0
+        self._next: dict[str, int] = {}
         self.stop_requested = threading.Event()
         self.seen: Counter[tuple[str, int, int]] = Counter()
         self.records = 0
@@ -160,14 +160,7 @@ class Reader(threading.Thread):
     def run(self) -> None:
         try:
             while not self.stop_requested.is_set():
-                for msg in self._consumer.consume(500, 0.2):
-                    if msg.error():
-                        if msg.error().code() != KafkaError._PARTITION_EOF:
-                            raise RuntimeError(msg.error())
-                        continue
-                    if msg.offset() < self._next_offset:
-                        continue  # fetched again after a broker timeout: already counted
-                    self._next_offset = msg.offset() + 1
+                for msg in fresh_messages(self._consumer, 500, self._next):
                     if msg.value() is None:
                         continue  # tombstone
                     self._record(msg.timestamp()[1], json.loads(msg.value())["payload"])
@@ -194,15 +187,6 @@ class Reader(threading.Thread):
         with self.lock:
             window, self.window = self.window, []
         return window
-
-
-def rss_kb(pid: int, field: str = "VmRSS") -> int:
-    """Resident memory of a process; `RssAnon` is its heap and stacks only (no mapped files, which the kernel
-    may drop from memory and bring back, so VmRSS moves without the process allocating anything)."""
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith(field + ":"):
-            return int(line.split()[1])
-    return 0
 
 
 def ms_behind_source(port: int) -> float | None:
