@@ -18,7 +18,8 @@ from confluent_kafka import Consumer, KafkaError, Message
 from tests.conformance.connector_process import ConnectorProcess
 from tests.conformance.run import default_connector_cmd
 
-__all__ = ["connector_cmd", "cpu_s", "fresh_messages", "in_workdir", "rss_kb", "start_connector", "thread_cpu_s"]
+__all__ = ["child_pids", "connector_cmd", "cpu_s", "fresh_messages", "in_workdir", "rss_kb", "start_connector",
+           "thread_cpu_s", "tree_cpu_s"]
 
 
 def connector_cmd(profile_to: Path | None = None) -> list[str]:
@@ -76,6 +77,29 @@ def cpu_s(pid: int | None) -> float | None:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return None
+
+
+def child_pids(pid: int | None) -> list[int]:
+    """The process's live children (encode.workers' processes), from /proc/PID/task/*/children."""
+    out: list[int] = []
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return out
+    for task in tasks:
+        try:
+            out += [int(p) for p in (task / "children").read_text().split()]
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def tree_cpu_s(pid: int | None, children: list[int]) -> float | None:
+    """`cpu_s` of the process plus that of `children` (those still alive)."""
+    own = cpu_s(pid)
+    if own is None:
+        return None
+    return own + sum(cpu_s(c) or 0.0 for c in children)
 
 
 def thread_cpu_s(pid: int | None) -> dict[str, float]:

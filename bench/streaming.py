@@ -22,6 +22,7 @@ import json
 import os
 import pstats
 import random
+import statistics
 import sys
 import tempfile
 import time
@@ -34,7 +35,7 @@ from pymysqlreplication.row_event import DeleteRowsEvent, UpdateRowsEvent, Write
 
 from tests.conformance.config import write_properties  # noqa: E402
 from tests.support.connector_config import connector_properties  # noqa: E402
-from bench.connector_run import connector_cmd, cpu_s, start_connector, thread_cpu_s  # noqa: E402
+from bench.connector_run import child_pids, connector_cmd, start_connector, thread_cpu_s, tree_cpu_s  # noqa: E402
 from tests.support.servers import MariaDBServer, Profile, TansuBroker  # noqa: E402
 
 TABLE = """CREATE TABLE bench.events (
@@ -106,7 +107,7 @@ TRANSFORMS = {
 
 
 def prepare_run(work: Path, server: MariaDBServer, broker: TansuBroker, name: str, root: Path | None,
-                transforms: bool = False) -> Path:
+                transforms: bool = False, workers: int = 0) -> Path:
     """A run's own topics and config; a first start snapshots the (still empty) table, so the stored offset is
     the binlog position before the load. Returns the run directory."""
     run_dir = work / name
@@ -114,6 +115,8 @@ def prepare_run(work: Path, server: MariaDBServer, broker: TansuBroker, name: st
     prefix = f"bench{name}"
     broker.create_topics([f"{prefix}.bench.events", prefix, f"{prefix}.routed"])
     props = connector_properties(run_dir, server, broker, "bench", prefix, server_id=5402, flush_interval_ms=1000)
+    if workers:
+        props["debezium.source.encode.workers"] = str(workers)
     write_properties(run_dir / "application.properties", {**props, **(TRANSFORMS if transforms else {})})
     proc = start_connector(connector_cmd(), run_dir / "application.properties", run_dir, root)
     proc.wait_streaming(120)
@@ -129,9 +132,12 @@ def stream_once(run_dir: Path, expected_records: int, root: Path | None, profile
     proc = start_connector(cmd, run_dir / "application.properties", run_dir, root)
     cpu = 0.0
     threads: dict[str, float] = {}
+    children: list[int] = []
     while True:
         st = proc.status() or {}
-        cpu = cpu_s(proc.pid) or cpu
+        if not children:  # encode.workers' processes: their CPU counts as the connector's
+            children = child_pids(proc.pid)
+        cpu = tree_cpu_s(proc.pid, children) or cpu
         threads = thread_cpu_s(proc.pid) or threads
         if st.get("records_acked", 0) >= expected_records:
             break
@@ -155,7 +161,12 @@ def main() -> int:
     parser.add_argument("--transforms", action="store_true",
                         help="this tree's connector runs with unwrap + route (ExtractNewRecordState, RegexRouter); "
                              "with --baseline set to this same tree, the pair compares transforms with a plain run")
+    parser.add_argument("--workers", default=None, metavar="N,N,...",
+                        help="instead of --baseline: this tree's connector once per encode.workers value (e.g. "
+                             "0,1,2,4), alternating; the last line compares each with the first")
     args = parser.parse_args()
+    if args.workers is not None:
+        return compare_workers(args, [int(n) for n in args.workers.split(",")])
     with tempfile.TemporaryDirectory(prefix="bench-streaming-") as tmp:
         work = Path(tmp)
         with MariaDBServer(work / "db", profile=Profile.DEFAULTS) as server, TansuBroker(work / "kafka") as broker:
@@ -211,6 +222,40 @@ def main() -> int:
                                    "connector_cpu_s": round(b["cpu_s"], 2)}
                 out["speedup_wall"] = round(b["seconds"] / current["seconds"], 3)
                 out["speedup_cpu"] = round(b["cpu_s"] / max(current["cpu_s"], 1e-9), 3)
+            print(json.dumps(out))
+    return 0
+
+
+def compare_workers(args: argparse.Namespace, counts: list[int]) -> int:
+    """Streams the same binlog range with each encode.workers value, `--repeat` rounds of all of them in turn
+    (so a change in the machine's load hits every value alike); reports the median per value."""
+    with tempfile.TemporaryDirectory(prefix="bench-streaming-") as tmp:
+        work = Path(tmp)
+        with MariaDBServer(work / "db", profile=Profile.DEFAULTS) as server, TansuBroker(work / "kafka") as broker:
+            server.run_sql("CREATE DATABASE bench;")
+            server.run_sql(TABLE + ";")
+            run_dirs = {(n, i): prepare_run(work, server, broker, f"w{n}r{i}", None, args.transforms, n)
+                        for i in range(args.repeat) for n in counts}
+            sql, inserts, updates, deletes = workload_sql(args.rows)
+            (work / "load.sql").write_text(sql)
+            server.run_sql(sql, what="bench workload")
+            expected_records = inserts + updates + 2 * deletes
+            results: dict[int, list[dict]] = {n: [] for n in counts}
+            for (n, i), run_dir in run_dirs.items():
+                r = stream_once(run_dir, expected_records, None, args.profile and n == counts[-1])
+                results[n].append(r)
+                print(f"encode.workers={n} round {i + 1}: {args.rows} row changes in {r['seconds']:.2f} s = "
+                      f"{args.rows / r['seconds']:,.0f}/s, CPU {r['cpu_s']:.1f} s (connector + workers; connector's "
+                      f"threads {r['threads']}), "
+                      f"load {os.getloadavg()[0]:.1f}", flush=True)
+            base = statistics.median(r["seconds"] for r in results[counts[0]])
+            out: dict = {"rows": args.rows, "records": expected_records, "rounds": args.repeat,
+                         "cores": os.cpu_count(), "load_avg_1m": os.getloadavg()[0]}
+            for n in counts:
+                secs = statistics.median(r["seconds"] for r in results[n])
+                cpu = statistics.median(r["cpu_s"] for r in results[n])
+                out[f"workers_{n}"] = {"seconds": round(secs, 2), "rows_per_s": round(args.rows / secs),
+                                       "cpu_s": round(cpu, 2), "speedup": round(base / secs, 3)}
             print(json.dumps(out))
     return 0
 

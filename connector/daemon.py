@@ -27,7 +27,9 @@ from connector.converters.mappers import column_mapper_rules, mapper_lookup
 from connector.converters.registry import unusable_column
 from connector.converters.snapshot_conv import allow_binary_vectors, pymysql_conversions
 from connector.coordinator import Coordinator, SnapshotRemainder
-from connector.dispatch.dispatcher import Dispatcher
+from connector.dispatch.dispatcher import Dispatcher, run_encoder
+from connector.dispatch.encode_pool import EncodePool
+from connector.dispatch.encoder import RecordEncoder, Transforms
 from connector.events.records import HeaderFormat
 from connector.transforms import build_chain
 from connector.dispatch.filters import ColumnFilter, TableFilter
@@ -99,6 +101,16 @@ def make_offset_store(settings: Settings, data_writer: KafkaWriter | None = None
     from connector.offsets.memory_store import MemoryOffsetStore
 
     return MemoryOffsetStore()
+
+
+def run_transforms(settings: Settings) -> Transforms:
+    """The transforms (SMTs) configured as in Debezium, built once; the encoder applies them to every record kind."""
+    return build_chain(settings.transforms, HeaderFormat(settings.kafka.header_format))
+
+
+def settings_encoder(settings: Settings) -> RecordEncoder:
+    """The run's encoder as an encode worker builds it: JSON converters (encode.workers refuses Avro)."""
+    return run_encoder(settings, transforms=run_transforms(settings))
 
 
 def table_schema_builder(settings: Settings) -> TableSchemaBuilder:
@@ -189,9 +201,10 @@ class Daemon:
         builder = table_schema_builder(s)
         # a parsed DDL the converters cannot represent falls back instead of failing on its first row
         schema.attach_table_check(lambda table: unusable_column(table, builder.settings))
-        # transforms (SMTs) configured as in Debezium, built once; the encoder applies them to every record kind
-        dispatcher = Dispatcher(s, schema, builder, writer, tracker, table_filter,
-                                transforms=build_chain(s.transforms, HeaderFormat(s.kafka.header_format)))
+        pool = (EncodePool(s, s.encode_workers, make_builder=table_schema_builder, make_encoder=settings_encoder)
+                if s.encode_workers else None)
+        dispatcher = Dispatcher(s, schema, builder, writer, tracker, table_filter, transforms=run_transforms(s),
+                                encode_pool=pool)
         committer: OffsetCommitter | TransactionalCommitter
         if writer.transactional:
             assert isinstance(offsets, KafkaOffsetStore)
@@ -214,6 +227,7 @@ class Daemon:
                                           on_start=self._snapshot_started, notifier=notifier)
         streaming = BinlogStreamingSource(s, params, info, dispatcher, self.stats, self.token,
                                           housekeeping=self._housekeeping,
+                                          idle=dispatcher.pipeline.idle if dispatcher.pipeline is not None else None,
                                           committed=lambda: committer.last_committed, on_reader=self._reader_open,
                                           signals=signal_emitter(s, params, dispatcher,
                                                                  _SnapshotEmitter(dispatcher, self._housekeeping),
@@ -232,6 +246,8 @@ class Daemon:
             try:
                 self._flush_and_commit(final=True)
             finally:
+                if dispatcher.pipeline is not None:
+                    dispatcher.pipeline.close()
                 writer.close(timeout_s=5.0)  # after the final flush: only what it could not deliver is left
                 offsets.close()
                 schema.close()
@@ -263,11 +279,15 @@ class Daemon:
         """Between records: surface a delivery failure, let an oversized record be acknowledged before the next
         is built, commit offsets when due, refresh the status file."""
         self._poller.check()
+        if self._dispatcher.pipeline is not None:
+            self._dispatcher.pipeline.flush_batch()
         self._writer.drain_oversized()
         self._committer.maybe_commit()
         self._write_status()
 
     def _flush_and_commit(self, final: bool = False) -> None:
+        if self._dispatcher.pipeline is not None:
+            self._dispatcher.pipeline.drain()  # every record emitted so far reaches the producer first
         if isinstance(self._committer, TransactionalCommitter):
             self._committer.commit(reopen=not final)
         else:

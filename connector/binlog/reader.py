@@ -21,6 +21,7 @@ Library behaviours we deliberately work around (python-mysql-replication.md §4.
 from __future__ import annotations
 
 import logging
+import select
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -276,6 +277,21 @@ class BinlogReader:
                     raise PayloadError(f"{exc} (TRANSACTION_PAYLOAD event at {self.file}:{start}; see it with "
                                        f"mysqlbinlog --start-position={start} {self.file})") from None
             yield PositionedEvent(event, self.file, start, self.next_pos, event.timestamp, packet.server_id)
+
+    def socket(self) -> Any:
+        """The replication connection's socket (None before open and after close)."""
+        return getattr(getattr(self._stream, "_stream_connection", None), "_sock", None)
+
+    def has_pending(self) -> bool:
+        """Whether the server has sent bytes not read yet (a zero-timeout select on the connection)."""
+        sock = self.socket()
+        if sock is None:
+            return False
+        try:
+            readable, _, _ = select.select((sock,), (), (), 0)
+        except (OSError, ValueError):
+            return False
+        return bool(readable)
 
     def close(self) -> None:
         if self._stream is not None:

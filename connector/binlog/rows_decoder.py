@@ -28,7 +28,8 @@ from pymysqlreplication.row_event import DeleteRowsEvent, RowsEvent, UpdateRowsE
 from connector.binlog.image_compiler import FullImage, compile_full_image
 from connector.binlog.value_decoders import ValueDecoder, column_decoder
 
-__all__ = ["RowsDecoder", "RowImage", "RowPair", "RowPlan", "SHARE_MIN", "release_raw_bytes", "share_unchanged"]
+__all__ = ["RawRows", "RowsDecoder", "RowImage", "RowPair", "RowPlan", "SHARE_MIN", "decode_images", "release_raw_bytes",
+           "share_unchanged"]
 
 RowImage = list
 RowPair = tuple["RowImage | None", "RowImage | None"]
@@ -120,36 +121,72 @@ class RowsDecoder:
 
     def rows(self, event: RowsEvent) -> list[RowPair]:
         plan = self.plan(event.table_map[event.table_id])
-        wrapper = event.packet
-        data: bytes = wrapper.packet._data
-        end = _HEADER + event.event_size  # event_size excludes header and checksum
+        data: bytes = event.packet.packet._data
         pos, present, present2 = _rows_start(event, data)
-        # Only the server's bitmap bits for real columns count (padding bits may be set).
-        columns = (1 << len(plan.decoders)) - 1
-        present &= columns
-        present2 &= columns
-        first, second = plan.reader(present), plan.reader(present2)
-        out: list[RowPair] = []
-        append = out.append
-        if isinstance(event, UpdateRowsEvent):
-            big = plan.big
-            while pos < end:
-                before, pos = first(data, pos)
-                after, pos = second(data, pos)
-                if big:
-                    share_unchanged(before, after, big)
-                append((before, after))
-        elif isinstance(event, WriteRowsEvent):
-            while pos < end:
-                after, pos = first(data, pos)
-                append((None, after))
-        elif isinstance(event, DeleteRowsEvent):
-            while pos < end:
-                before, pos = first(data, pos)
-                append((before, None))
-        else:
-            raise TypeError(f"not a rows event: {type(event).__name__}")
-        return out
+        # event_size excludes header and checksum
+        return decode_images(plan, data, pos, _HEADER + event.event_size, present, present2, _kind(event))
+
+    def raw(self, event: RowsEvent) -> "RawRows":
+        """The event's row images undecoded, with what decoding them needs (`decode_raw`, in another process)."""
+        data: bytes = event.packet.packet._data
+        pos, present, present2 = _rows_start(event, data)
+        return RawRows(event.table_map[event.table_id], data[pos:_HEADER + event.event_size], present, present2,
+                       _kind(event), self._errors)
+
+    def decode_raw(self, raw: "RawRows") -> list[RowPair]:
+        return decode_images(self.plan(raw.table), raw.data, 0, len(raw.data), raw.present, raw.present2, raw.kind)
+
+
+@dataclass(frozen=True)
+class RawRows:
+    """A rows event's row images as bytes, and what decoding them needs: the library's `Table` of its TABLE_MAP
+    (the `RowPlan` is built from it), the columns-present bitmaps, and the kind: w(rite), u(pdate), d(elete)."""
+
+    table: Any
+    data: bytes
+    present: int
+    present2: int
+    kind: str
+    errors: str = "strict"
+
+
+def _kind(event: RowsEvent) -> str:
+    if isinstance(event, UpdateRowsEvent):
+        return "u"
+    if isinstance(event, WriteRowsEvent):
+        return "w"
+    if isinstance(event, DeleteRowsEvent):
+        return "d"
+    raise TypeError(f"not a rows event: {type(event).__name__}")
+
+
+def decode_images(plan: RowPlan, data: bytes, pos: int, end: int, present: int, present2: int,
+                  kind: str) -> list[RowPair]:
+    """The row images of `data[pos:end]`, an event of `kind` (w/u/d) with these columns-present bitmaps."""
+    # Only the server's bitmap bits for real columns count (padding bits may be set).
+    columns = (1 << len(plan.decoders)) - 1
+    present &= columns
+    present2 &= columns
+    first, second = plan.reader(present), plan.reader(present2)
+    out: list[RowPair] = []
+    append = out.append
+    if kind == "u":
+        big = plan.big
+        while pos < end:
+            before, pos = first(data, pos)
+            after, pos = second(data, pos)
+            if big:
+                share_unchanged(before, after, big)
+            append((before, after))
+    elif kind == "w":
+        while pos < end:
+            after, pos = first(data, pos)
+            append((None, after))
+    else:
+        while pos < end:
+            before, pos = first(data, pos)
+            append((before, None))
+    return out
 
 
 def share_unchanged(before: RowImage, after: RowImage, columns: tuple[int, ...]) -> None:

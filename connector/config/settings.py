@@ -247,6 +247,8 @@ class Settings:
     metrics_port: int = 0
     metrics_host: str = "0.0.0.0"
     purge_check_interval_ms: int = 300000
+    # encode.workers: processes rendering change events (connector/dispatch/encode_pool.py); 0: none
+    encode_workers: int = 0
     signals: SignalSettings = field(default_factory=SignalSettings)
     transforms: TransformSettings = field(default_factory=TransformSettings)
 
@@ -422,9 +424,15 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         metrics_port=r.get("metrics.port"),
         metrics_host=r.get("metrics.host"),
         purge_check_interval_ms=r.get("binlog.purge.check.interval.ms"),
+        encode_workers=r.get("encode.workers"),
         signals=signal_settings(r),
         transforms=transforms,
     )
+    if settings.encode_workers and "avro" in (kafka.key_format, kafka.value_format):
+        # AvroConverter registers each new schema as it meets it: from several processes the registry's ids
+        # would come in another order than Debezium's (one converter), so workers are for JSON only.
+        r.problems.append(f"encode.workers={settings.encode_workers} works with the JSON converters only; with "
+                          "the Avro converter set encode.workers=0")
     if snapshot.new_tables == modes.NewTablesMode.INCREMENTAL:
         r.problems += new_tables_problems(settings.signals, history.store_only_captured_tables_ddl)
     if r.problems:

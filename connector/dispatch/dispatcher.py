@@ -17,15 +17,19 @@ from typing import Any, Callable, Sequence
 from connector.binlog.position import SourceOffset, TransactionState
 from connector.config.modes import Operation
 from connector.config.settings import Settings
+from connector.dispatch.encode_pool import EncodePool
 from connector.dispatch.encoder import RecordEncoder, Transforms
 from connector.dispatch.filters import TableFilter
 from connector.dispatch.schema_changes import SchemaChanges, SchemaTracker, truncated_table
+from connector.dispatch.pipelined_sender import PipelinedSender
+from connector.dispatch.row_records import VALUE_FAILURES, event_headers, failed_row, planned_rows, row_values
 from connector.dispatch.sender import DispatchCounters, RecordSender, RecordSink
 from connector.dispatch.table_maps import CapturedTables
 from connector.dispatch.tables import SourceBlocks, TableRoutes
 from connector.errors import SchemaError, Where
 from connector.events import records
-from connector.events.envelope import PlannedEvent, TxBlock, plan_row
+from connector.binlog.rows_decoder import RawRows
+from connector.events.envelope import TxBlock
 from connector.events.kinds import DataChange, LogicalRecord, RecordKind, Tombstone, TransactionRecord
 from connector.events.row_errors import row_value_error
 from connector.events.table_schema import TableSchema, TableSchemaBuilder
@@ -36,10 +40,6 @@ from schema_history.model import TableId
 
 __all__ = ["DispatchCounters", "Dispatcher", "RecordSink", "SchemaTracker"]
 
-# What a converter or writer raises on a value it was not built for (bytes for a string, DataError for a
-# required null). Caught per row and turned into a RowValueError naming table, column and position; Kafka and
-# our own typed errors are not among them and pass through unchanged.
-VALUE_FAILURES = (TypeError, ValueError, AttributeError, ArithmeticError, LookupError)
 
 
 def run_encoder(settings: Settings, serializer: RecordSerializer | None = None,
@@ -59,7 +59,8 @@ class Dispatcher:
     def __init__(self, settings: Settings, schema: SchemaTracker, builder: TableSchemaBuilder, sink: RecordSink,
                  tracker: OffsetTracker, table_filter: TableFilter, *, connector_name: str = "mysql",
                  version: str | None = None, clock_ns: Callable[[], int] = time.time_ns,
-                 serializer: RecordSerializer | None = None, transforms: Transforms | None = None) -> None:
+                 serializer: RecordSerializer | None = None, transforms: Transforms | None = None,
+                 encode_pool: EncodePool | None = None) -> None:
         self.schema = schema
         self.tracker = tracker
         self.counters = DispatchCounters()
@@ -74,7 +75,10 @@ class Dispatcher:
             if settings.events.extended_headers_enabled else []
         )
         self.encoder = run_encoder(settings, serializer, transforms)
-        self._sender = RecordSender(self.encoder, sink, tracker, self.counters)
+        # encode.workers > 0: change events are rendered in worker processes, in order (pipelined_sender.py)
+        self.pipeline = (PipelinedSender(self.encoder, sink, tracker, self.counters, encode_pool)
+                         if encode_pool is not None else None)
+        self._sender = self.pipeline or RecordSender(self.encoder, sink, tracker, self.counters)
         self._captured = CapturedTables(table_filter, schema, settings.events.inconsistent_schema_handling_mode)
         self._routes = TableRoutes(builder, settings.topics)
         self._sources = SourceBlocks(settings.topics.prefix, connector_name, version)
@@ -107,33 +111,48 @@ class Dispatcher:
 
     # ---------------------------------------------------------------- data
     def row_change(self, change: RowChange, source: EventSource, positions: EventPositions) -> None:
-        table = self.schema.table(change.table_id)
+        target = self._row_target(change.table_id, source)
+        ts = target[1]
+        before, after = row_values(ts, change.before, change.after, target[4], source.file, source.pos, target[3])
+        try:
+            self._emit_rows(ts, change.op, before, after, source, positions, target[2], target[3])
+        except VALUE_FAILURES as exc:
+            raise failed_row(ts, change.before, change.after, exc, source.file, source.pos) from exc
+
+    def _row_target(self, table_id: TableId, source: EventSource) -> tuple[Any, ...]:
+        """(Table, TableSchema, topic, `db.table`, column count) of the table's current version."""
+        table = self.schema.table(table_id)
         if table is None:
             raise SchemaError(
                 "rows for a table the schema history has no definition for",
-                where=Where(source.file, source.pos, change.table_id.dotted()),
+                where=Where(source.file, source.pos, table_id.dotted()),
                 fix="restore the history topic or run with snapshot.mode=recovery")
         target = self._target
         if target[0] is not table:  # another table version than the last row's
             ts = self._routes.schema(table)
             target = self._target = (table, ts, self._routes.topic(table.id), table.id.dotted(), len(table.columns))
-        ts = target[1]
-        expected = target[4]
-        for image in (change.before, change.after):
-            if image is not None and len(image) != expected:
-                raise SchemaError(
-                    f"row event has {len(image)} columns but the schema history says {expected}",
-                    where=Where(source.file, source.pos, change.table_id.dotted()),
-                    fix="the last DDL applied to this table does not match the binlog: restore the schema history "
-                        "or rebuild it with snapshot.mode=recovery")
-        try:
-            before = ts.convert_binlog_row(change.before) if change.before is not None else None
-            after = ts.convert_binlog_row(change.after) if change.after is not None else None
-            self._emit_rows(ts, change.op, before, after, source, positions, target[2], target[3])
-        except VALUE_FAILURES as exc:
-            # replayed from the decoded images: the after image names the column unless only the before fails
-            raise row_value_error(ts, change.after, "binlog", exc, source.file, source.pos,
-                                  alternative=change.before) from exc
+        return target
+
+    def rows_event(self, table_id: TableId, op: Operation, raw: RawRows, source: EventSource, first: int,
+                   offset: SourceOffset) -> bool:
+        """A whole rows event (rows from `first` on) for the encode workers, which decode, convert and render it
+        (encode.workers, without transaction metadata: `offset` is the event's, rows count on from it). False
+        when it is not taken (a skipped operation: streaming goes through its rows itself)."""
+        assert self.pipeline is not None
+        if op.value in self._skipped:
+            return False
+        target = self._row_target(table_id, source)
+        self.pipeline.rows_event(target[1], target[2], target[4], op, raw, self._sources.of(source), first,
+                                 offset, self._clock_ns(), self._context_headers)
+        return True
+
+    def settled_last_row(self, current: int) -> int:
+        """Once the workers answered every rows event handed to them: the last row index they held (`current`
+        when none had rows)."""
+        assert self.pipeline is not None
+        self.pipeline.drain()
+        last, self.pipeline.last_row = self.pipeline.last_row, None
+        return current if last is None else last
 
     def _snapshot_offset_map(self, offset: SourceOffset) -> dict[str, Any]:
         # The tracker copies what it keeps, so one map may serve every row that carries this offset.
@@ -196,12 +215,7 @@ class Dispatcher:
                    es: EventSource, positions: EventPositions, topic: str, data_collection: str) -> None:
         if op.value in self._skipped:
             return
-        if op is Operation.UPDATE:  # only an update can change the key (and become a delete and a create)
-            old_key = ts.key_values(before) if before is not None else None
-            new_key = ts.key_values(after) if after is not None else None
-            planned = plan_row(op, before, after, old_key, new_key, self._events.tombstones_on_delete)
-        else:
-            planned = plan_row(op, before, after, tombstones_on_delete=self._events.tombstones_on_delete)
+        planned = planned_rows(ts, op, before, after, self._events.tombstones_on_delete)
         source = self._sources.of(es)
         now_ns = self._clock_ns()
         emit = self._sender.emit
@@ -210,21 +224,13 @@ class Dispatcher:
             tx_block, offset = positions.next_event(data_collection)
             tx = TxBlock(*tx_block) if tx_block is not None else None
             offset_map = offset.to_map()
-            # One list per event, shared by a delete and its tombstone as Debezium's two records share one
-            # ConnectHeaders: a transform that adds headers to the delete (unwrap's add.headers) adds them to both.
-            headers = list(self._headers_for(ts, event))
+            headers = event_headers(ts, event, self._context_headers, self._header_format)
             # A delete and its tombstone share one offset: only the last of them carries it.
             emit(DataChange(ts, topic, event.op, event.before, event.after, event.key_of, source, tx, now_ns, headers),
                  None if event.tombstone else offset_map)
             if event.tombstone:
                 assert event.key_of is not None
                 emit(Tombstone(ts, topic, event.key_of, headers), offset_map)
-
-    def _headers_for(self, ts: TableSchema, event: PlannedEvent) -> list[tuple[str, bytes]]:
-        if not event.headers or ts.key_schema is None:
-            return self._context_headers
-        extra = [records.key_header(name, ts.key_schema, key, self._header_format) for name, key in event.headers]
-        return extra + self._context_headers
 
     # ---------------------------------------------------------------- schema
     def schema_statement(self, database: str, ddl: str, source: EventSource, offset: SourceOffset) -> None:

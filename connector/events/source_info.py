@@ -129,15 +129,19 @@ class SourceInfo:
 
     def at_row(self, row: int) -> "SourceInfo":
         """This source block for another row of the same rows event (one per row change): a copy of the field
-        dict with `row` replaced, which renders its JSON from this block's, split around the row number."""
+        dict with `row` replaced, which renders its JSON from this block's, split around the row number, and
+        keeps that block as `_template`."""
         fields = self.__dict__
         parts = fields.get("_json_around_row")
         if parts is None:
             head, _, tail = self._json().partition(f',"row":{self.row},"thread":')
             parts = fields["_json_around_row"] = (head + ',"row":', ',"thread":' + tail)
         copy = object.__new__(SourceInfo)
-        copy.__dict__.update(fields)
-        copy.__dict__["row"] = row
+        copied = copy.__dict__
+        copied.update(fields)
+        copied["row"] = row
+        # the event's first block: encode workers get it once per batch and the row number per record
+        copied.setdefault("_template", self)
         return copy
 
     def _json(self) -> str:

@@ -49,6 +49,10 @@ class SnapshotActions(Protocol):
     def process_change(self, table_id: TableId, images: Sequence[Sequence[Any] | None], source: EventSource,
                        offset: SourceOffset) -> None: ...
 
+    def needs_rows(self, table_id: TableId) -> bool:
+        """Whether `process_change` must see the table's rows (a snapshot of it is under way)."""
+        ...
+
     def committed(self, source: EventSource, offset: SourceOffset) -> None: ...
 
     def schema_changed(self, database: str) -> None: ...
@@ -89,6 +93,9 @@ class NoIncrementalSnapshots:
     def process_change(self, table_id: TableId, images: Sequence[Sequence[Any] | None], source: EventSource,
                        offset: SourceOffset) -> None:
         pass
+
+    def needs_rows(self, table_id: TableId) -> bool:
+        return False
 
     def slot(self) -> IncrementalSnapshotSlot | None:
         return None
@@ -189,6 +196,22 @@ class SignalingEmitter:
             self._snapshots.process_change(change.table_id, (change.before, change.after), source,
                                            self._state.offset())
             self._inner.row_change(change, source, positions)
+
+    @property
+    def pipeline(self) -> Any:
+        """The dispatcher's encode workers, if any (the streaming handler then hands it whole rows events)."""
+        return getattr(self._inner, "pipeline", None)
+
+    def rows_event(self, table_id: TableId, op: Operation, raw: Any, source: EventSource, first: int,
+                   offset: SourceOffset) -> bool:
+        """A rows event for the encode workers, unless its rows are needed here: the signal table's, or those
+        of a table an incremental snapshot is reading (streamed keys leave its chunk)."""
+        if table_id == self._signal_table or self._snapshots.needs_rows(table_id):
+            return False
+        return bool(self._inner.rows_event(table_id, op, raw, source, first, offset))  # type: ignore[attr-defined]
+
+    def settled_last_row(self, current: int) -> int:
+        return int(self._inner.settled_last_row(current))  # type: ignore[attr-defined]
 
     def process(self, record: SignalRecord, source: EventSource | None = None) -> None:
         """Act on one signal from any channel; a malformed one is logged with its id and ignored."""

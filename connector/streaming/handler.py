@@ -249,6 +249,12 @@ class StreamingHandler:
         self.tx_metadata = provide_transaction_metadata
         # A rows event → [(before, after)] value lists in column order (None image for insert/delete side).
         self._rows_of = rows_of or RowsDecoder()
+        # Optional emitter capability (encode.workers, connector/dispatch/pipelined_sender.py): rows events handed
+        # over whole, undecoded; `settled_last_row` waits for them and says the last row index they held.
+        shipping = getattr(emitter, "pipeline", None) is not None
+        self._ship: Callable[..., bool] | None = getattr(emitter, "rows_event", None) if shipping else None
+        self._settle: Callable[[int], int] = getattr(emitter, "settled_last_row", lambda row: row)
+        self._last_row_unsettled = False
         # Optional emitter capability: verify each TABLE_MAP against the schema (connector.schema.table_map_check).
         self._check_table_map: Callable[[TableId, tuple[int, ...], str, int], None] | None = getattr(
             emitter, "table_map", None)
@@ -408,6 +414,10 @@ class StreamingHandler:
         st = self.state
         if st.in_tx and st.resume is not None and st.events < st.resume.events:
             return  # a DDL inside a transaction (CREATE ... SELECT) already recorded before the restart
+        if self._last_row_unsettled:
+            # the DDL's source names the last row read (Debezium keeps it): that of a rows event in a worker
+            st.last_row = self._settle(st.last_row)
+            self._last_row_unsettled = False
         database = ev.schema.decode("utf-8", "replace") if isinstance(ev.schema, bytes) else (ev.schema or "")
         # Standalone DDL has no thread in Debezium's source; DDL inside a transaction keeps the transaction's.
         source = EventSource(
@@ -441,9 +451,6 @@ class StreamingHandler:
                 return  # emitted before the restart
             if st.events == st.resume.events:
                 first = st.resume.rows
-        rows = self._rows_of(ev)
-        release_raw_bytes(ev)
-        total = len(rows)
         op = _OPERATIONS[type(ev)]
         # Everything but the row index is the same for every row of the event: one source, copied per row.
         template = EventSource(
@@ -451,6 +458,19 @@ class StreamingHandler:
             gtid=st.current_gtid if self.use_gtids else None, file=pe.file, pos=pe.start, row=first,
             thread=st.thread, ts_us=st.commit_ts_us, query=st.query,
         )
+        # encode.workers: the whole event goes to a worker undecoded (not with transaction metadata, whose
+        # per-event counters need each row here). Its rows' offsets are the event's at their row.
+        ship = self._ship
+        if ship is not None and st.tx is None and isinstance(self._rows_of, RowsDecoder):
+            if ship(table_id, op, self._rows_of.raw(ev), template, first, st.offset(rows=0)):
+                release_raw_bytes(ev)
+                self._last_row_unsettled = True
+                return
+        rows = self._rows_of(ev)
+        release_raw_bytes(ev)
+        total = len(rows)
+        if total > first:
+            self._last_row_unsettled = False
         row_change, positions = self.emitter.row_change, self._positions
         last = total - 1
         for index in range(first, total):

@@ -54,7 +54,8 @@ ReaderFactory = Callable[[], EventReader]
 class StreamingLoop:
     def __init__(self, handler: StreamingHandler, open_reader: ReaderFactory, token: StopSignal, *,
                  stats: StreamingStats | None = None, heartbeat: Heartbeat | None = None,
-                 housekeeping: Callable[[], None] = lambda: None, gate: PauseGate | None = None,
+                 housekeeping: Callable[[], None] = lambda: None, idle: Callable[[object], None] | None = None,
+                 gate: PauseGate | None = None,
                  max_retries: int = -1, on_reader: Callable[[EventReader | None], None] = lambda r: None) -> None:
         self.handler = handler
         self.state = handler.state
@@ -63,6 +64,9 @@ class StreamingLoop:
         self._stats = stats if stats is not None else StreamingStats()
         self._heartbeat = heartbeat
         self._housekeeping = housekeeping
+        # Told between transactions when the server has sent nothing more yet (the reader is about to wait), with
+        # the reader's socket: records held back for batching (encode.workers) go now rather than after the wait.
+        self._idle = idle
         self._gate = gate
         self._max_retries = max_retries
         self._on_reader = on_reader
@@ -111,8 +115,13 @@ class StreamingLoop:
         """Feed the reader's events to the handler; True when the stream ended by itself."""
         state, stats, heartbeat, gate = self.state, self._stats, self._heartbeat, self._gate
         next_housekeeping = 0.0
+        idle = self._idle
+        has_pending: Callable[[], bool] = getattr(reader, "has_pending", lambda: False)
+        server: Callable[[], object] = getattr(reader, "socket", lambda: None)
         for pe in reader.events():
             self.handler.handle(pe)
+            if idle is not None and not state.in_tx and not has_pending():
+                idle(server())
             self._attempts = 0
             if not stats.connected:
                 stats.set_connected(True)

@@ -249,6 +249,10 @@ class IncrementalSnapshot:
             if image is not None:
                 self._window.pop(tuple(image[i] for i in self._key_index), None)
 
+    def needs_rows(self, table_id: TableId) -> bool:
+        current = self.context.current
+        return current is not None and current.table == table_id
+
     def schema_changed(self, database: str) -> None:
         """DDL in the current table's database while a chunk waits for its close watermark: its rows may have been
         read with the other schema, and its keys located with it; read the chunk again (Debezium's rereadChunk)."""

@@ -54,6 +54,7 @@ class FaultPlan:
     # False: no ALTER until streaming began. True: ALTERs while the interrupted snapshot's remainder is read
     # beside streaming (streamed DDL between the chunks)
     alter_during_snapshot: bool = True
+    encode_workers: int = 0  # encode.workers: rows events rendered in worker processes
 
 
 @dataclass
@@ -108,6 +109,8 @@ class FaultRun:
         props["debezium.sink.kafka.producer.bootstrap.servers"] = self.bootstrap
         props["debezium.source.signal.data.collection"] = f"{self.database}.{SIGNAL_TABLE}"
         props["debezium.source.table.exclude.list"] = f"{self.database}.{SIGNAL_TABLE}"
+        if self.plan.encode_workers:
+            props["debezium.source.encode.workers"] = str(self.plan.encode_workers)
         if self.plan.exactly_once:
             del props["debezium.source.offset.storage.file.filename"]
             props.update({"debezium.source.offset.storage": KAFKA_OFFSETS,
