@@ -43,7 +43,7 @@ from typing import Any, Callable
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.connector_run import connector_cmd, cpu_s, start_connector  # noqa: E402
+from bench.connector_run import child_pids, connector_cmd, start_connector, tree_cpu_s  # noqa: E402
 from bench.snapshot import TABLE as SNAPSHOT_TABLE, _row as snapshot_row  # noqa: E402
 from bench.streaming import TABLE as STREAMING_TABLE, workload_sql  # noqa: E402
 from tests.conformance.config import write_properties  # noqa: E402
@@ -80,14 +80,18 @@ def load_reference() -> ModuleType:
 
 def watch(status: Callable[[], dict | None], count_key: str, expected: int, pid: Callable[[], int | None],
           alive: Callable[[], bool], timeout_s: float = 1800) -> Timing:
-    """Poll a connector's status file until `count_key` reaches `expected`."""
+    """Poll a connector's status file until `count_key` reaches `expected`. CPU seconds are the process's and its
+    children's (encode.workers)."""
     t0 = time.perf_counter()
     first: float | None = None
     cpu = 0.0
+    children: list[int] = []
     while True:
         now = time.perf_counter() - t0
         st = status() or {}
-        cpu = cpu_s(pid()) or cpu
+        if not children:
+            children = child_pids(pid())
+        cpu = tree_cpu_s(pid(), children) or cpu
         n = st.get(count_key) or 0
         if n > 0 and first is None:
             first = now
@@ -142,7 +146,7 @@ class Ours:
     """binlog-cdc through its CLI, into fresh topics on the broker."""
 
     def __init__(self, work: Path, server: MariaDBServer, broker: TansuBroker, name: str, database: str,
-                 tables: list[str]) -> None:
+                 tables: list[str], workers: int = 0) -> None:
         self.dir = work / name
         self.dir.mkdir()
         prefix = f"cdc{name}"
@@ -150,6 +154,8 @@ class Ours:
         props = connector_properties(self.dir, server, broker, database, prefix, server_id=5402,
                                      flush_interval_ms=int(COMMON["offset.flush.interval.ms"]))
         props.update({f"debezium.source.{k}": v for k, v in COMMON.items()})
+        if workers:
+            props["debezium.source.encode.workers"] = str(workers)
         self.config = self.dir / "application.properties"
         write_properties(self.config, props)
 
@@ -182,11 +188,12 @@ def report(phase: str, rows: int, dbz: Timing, ours: Timing) -> dict[str, Any]:
             f"binlog_cdc_{phase}_cpu_s": round(ours.cpu_s, 1)}
 
 
-def streaming(ref: ModuleType, work: Path, server: MariaDBServer, broker: TansuBroker, rows: int, run: int) -> dict:
+def streaming(ref: ModuleType, work: Path, server: MariaDBServer, broker: TansuBroker, rows: int, run: int,
+              workers: int = 0) -> dict:
     db = f"bench{run}"  # each run its own database, topics and offsets on the same servers
     server.run_sql(f"CREATE DATABASE {db};\n" + STREAMING_TABLE.replace("bench.events", f"{db}.events") + ";")
     dbz = Debezium(ref, work, server, f"dstream{run}", db)
-    ours = Ours(work, server, broker, f"ostream{run}", db, ["events"])
+    ours = Ours(work, server, broker, f"ostream{run}", db, ["events"], workers)
     dbz.prime(server)
     ours.prime()
     sql, inserts, updates, deletes = workload_sql(rows)
@@ -218,6 +225,7 @@ def main() -> int:
     parser.add_argument("--snapshot-rows", type=int, default=300_000)
     parser.add_argument("--only", choices=("streaming", "snapshot"))
     parser.add_argument("--runs", type=int, default=1, help="repeat both phases; the last line has the medians")
+    parser.add_argument("--workers", type=int, default=0, help="binlog-cdc's encode.workers while streaming")
     args = parser.parse_args()
     ref = load_reference()
     runs: list[dict[str, Any]] = []
@@ -227,7 +235,7 @@ def main() -> int:
             for run in range(args.runs):
                 out: dict[str, Any] = {"load_avg_1m": []}
                 if args.only != "snapshot":
-                    out.update(streaming(ref, work, server, broker, args.rows, run))
+                    out.update(streaming(ref, work, server, broker, args.rows, run, args.workers))
                     out["load_avg_1m"].append(os.getloadavg()[0])
                 if args.only != "streaming":
                     out.update(snapshot(ref, work, server, broker, args.snapshot_rows, run))
@@ -236,7 +244,7 @@ def main() -> int:
                 runs.append(out)
     # Medians of each figure over the runs (ratios of the same run, then their median).
     result: dict[str, Any] = {k: round(statistics.median(r[k] for r in runs), 2) for k in runs[0] if k != "load_avg_1m"}
-    result.update(runs=args.runs, rows=args.rows, snapshot_rows=args.snapshot_rows, cpus=os.cpu_count(),
+    result.update(runs=args.runs, rows=args.rows, encode_workers=args.workers, snapshot_rows=args.snapshot_rows, cpus=os.cpu_count(),
                   load_avg_1m=[round(x, 1) for r in runs for x in r["load_avg_1m"]])
     print(json.dumps(result))
     return 0

@@ -176,9 +176,10 @@ FIELDS: tuple[Field, ...] = (
     F("metrics.port", "0", as_non_negative_int, "Port of the HTTP endpoint serving Prometheus metrics on /metrics "
       "(Debezium's streaming metric names) and health on /health; 0 disables it."),
     F("metrics.host", "0.0.0.0", as_str, "Address the metrics/health endpoint listens on."),
-    F("encode.workers", "0", as_non_negative_int, "Worker processes that render change events to Kafka bytes "
-      "beside the connector's process (which reads, decodes and produces), for machines with cores to spare; "
-      "records keep binlog order. 0 renders them in the connector's process. JSON converters only."),
+    F("encode.workers", "0", as_non_negative_int, "Worker processes that decode binlog rows events and render "
+      "their change events beside the connector's process (which reads the binlog, tracks offsets and produces), "
+      "for machines with cores to spare; records keep binlog order. Not used for rows events with "
+      "provide.transaction.metadata=true. 0: everything in the connector's process. JSON converters only."),
     F("binlog.purge.check.interval.ms", "300000", as_non_negative_int, "How often the stored position is compared "
       "with the server's binary logs and the time left before it is purged is estimated; 0 checks only at start."),
     # --- GTID

@@ -14,6 +14,7 @@ binlog has nothing more to read right now, so holding records back would only ad
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,8 @@ from connector.offsets.tracker import OffsetTracker
 from schema_history.model import Table
 
 __all__ = ["PipelinedSender"]
+
+log = logging.getLogger(__name__)
 
 Offset = dict[str, Any] | None
 _MAX_KEYS = 4096  # table versions and TABLE_MAP tables remembered (a binlog rotation brings new TABLE_MAP tables)
@@ -74,6 +77,8 @@ class PipelinedSender(RecordSender):
         self._last_key = 0
         # the index of the last row of the last rows event answered that had rows (the source of a DDL names it)
         self.last_row: int | None = None
+        self._rows_events = 0  # handed to the workers, and records they rendered (the log says at the end)
+        self._records_out = 0
         self._next_worker = 0
 
     # ------------------------------------------------------------ RecordSender
@@ -107,6 +112,7 @@ class PipelinedSender(RecordSender):
         self._jobs.append(RowsJob(table_key, plan_key, topic, columns, op.value, raw.data, raw.present, raw.present2,
                                   raw.kind, raw.errors, source, first, ts_ns, context_headers))
         self._events.append(_Rows(topic, offset, context_headers, first))
+        self._rows_events += 1
         self._bytes += len(raw.data)
         if self._bytes >= self._batch_bytes:
             self._submit()
@@ -180,6 +186,7 @@ class PipelinedSender(RecordSender):
         total, records = answer
         if total > event.first:
             self.last_row = total - 1
+        self._records_out += len(records)
         for record in records:
             index, kind, carries = record[0], record[1], record[2]
             if kind == "c":
@@ -212,4 +219,5 @@ class PipelinedSender(RecordSender):
         return known[1]
 
     def close(self) -> None:
+        log.info("encode workers rendered %d rows events into %d records", self._rows_events, self._records_out)
         self._pool.close()

@@ -103,6 +103,11 @@ WORKER_GOLDENS = ("realworld-notx", "types-mysql-notx", "ddl_heavy-notx", "signa
 @pytest.mark.parametrize("name", WORKER_GOLDENS)
 def test_conformance_encode_workers(name, tmp_path, request):
     check_golden(name, tmp_path, request, ("encode.workers=2",))
+    log = (tmp_path / "actual" / "connector.log").read_text(encoding="utf-8")
+    rendered = re.search(r"encode workers rendered (\d+) rows events into (\d+) records", log)
+    assert rendered is not None, "the connector did not stop cleanly (no encode workers summary in its log)"
+    if name.endswith("-notx"):  # with transaction metadata every rows event stays in the connector's process
+        assert int(rendered.group(1)) > 0 and int(rendered.group(2)) > 0, rendered.group(0)
 
 
 def check_golden(name: str, tmp_path: Path, request: pytest.FixtureRequest, more: tuple[str, ...] = ()) -> None:
