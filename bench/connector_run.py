@@ -79,14 +79,18 @@ def cpu_s(pid: int | None) -> float | None:
         return None
 
 
+def _tasks(pid: int | None) -> list[Path]:
+    """The process's threads' /proc directories (none once it is gone)."""
+    try:
+        return list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return []
+
+
 def child_pids(pid: int | None) -> list[int]:
     """The process's live children (encode.workers' processes), from /proc/PID/task/*/children."""
     out: list[int] = []
-    try:
-        tasks = list(Path(f"/proc/{pid}/task").iterdir())
-    except OSError:
-        return out
-    for task in tasks:
+    for task in _tasks(pid):
         try:
             out += [int(p) for p in (task / "children").read_text().split()]
         except (OSError, ValueError):
@@ -106,11 +110,7 @@ def thread_cpu_s(pid: int | None) -> dict[str, float]:
     """CPU seconds per thread name of the process (librdkafka names its threads rdk:*): where the CPU goes
     between our Python thread and the producer's own threads. Threads of one name are summed."""
     out: dict[str, float] = {}
-    try:
-        tasks = list(Path(f"/proc/{pid}/task").iterdir())
-    except OSError:
-        return out
-    for task in tasks:
+    for task in _tasks(pid):
         try:
             name = (task / "comm").read_text().strip()
             fields = (task / "stat").read_text().rsplit(")", 1)[1].split()

@@ -11,6 +11,7 @@ from typing import Any, Callable
 from connector.binlog.position import SourceOffset, TransactionState
 from connector.config.loaders import load_server_properties
 from connector.config.modes import Operation
+from connector.config.settings import Settings
 from connector.daemon import table_schema_builder
 from connector.dispatch.dispatcher import Dispatcher
 from connector.dispatch.encoder import Transforms
@@ -75,8 +76,9 @@ class DropTombstones:
         return None
 
 
-def _dispatcher(transforms: Transforms | None = None, **props: str) -> tuple[Dispatcher, MemorySink, OffsetTracker]:
-    loaded = load_server_properties({
+def dispatcher_settings(**props: str) -> Settings:
+    """A streaming connector's settings without servers; `props` as source properties, dots written as `_`."""
+    return load_server_properties({
         "debezium.sink.type": "kafka",
         "debezium.sink.kafka.producer.bootstrap.servers": "127.0.0.1:1",
         "debezium.source.connector.class": "io.debezium.connector.mysql.MySqlConnector",
@@ -87,8 +89,11 @@ def _dispatcher(transforms: Transforms | None = None, **props: str) -> tuple[Dis
         "debezium.source.topic.prefix": "dbserver1",
         "debezium.source.schema.history.internal": "io.debezium.relational.history.MemorySchemaHistory",
         **{f"debezium.source.{k.replace('_', '.')}": v for k, v in props.items()},
-    })
-    settings = loaded.settings()
+    }).settings()
+
+
+def _dispatcher(transforms: Transforms | None = None, **props: str) -> tuple[Dispatcher, MemorySink, OffsetTracker]:
+    settings = dispatcher_settings(**props)
     table_filter = TableFilter(settings.filters)
     sink, tracker = MemorySink(), OffsetTracker()
     dispatcher = Dispatcher(settings, SchemaTracker(settings, table_filter, MemoryHistoryStore()),

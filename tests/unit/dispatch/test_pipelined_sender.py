@@ -18,21 +18,7 @@ from connector.offsets.tracker import OffsetTracker
 from connector.schema.tracker import SchemaTracker
 from connector.streaming.heartbeat import Heartbeat
 from schema_history.stores.memory import MemoryHistoryStore
-from tests.unit.dispatch.test_dispatcher import DDL, T, MemorySink, _offset, _source
-
-def _settings(**props: str) -> Settings:
-    return load_server_properties({
-        "debezium.sink.type": "kafka",
-        "debezium.sink.kafka.producer.bootstrap.servers": "127.0.0.1:1",
-        "debezium.source.database.hostname": "127.0.0.1",
-        "debezium.source.database.user": "u",
-        "debezium.source.database.password": "p",
-        "debezium.source.database.server.id": "1",
-        "debezium.source.topic.prefix": "dbserver1",
-        "debezium.source.schema.history.internal": "io.debezium.relational.history.MemorySchemaHistory",
-        **{f"debezium.source.{k.replace('_', '.')}": v for k, v in props.items()},
-    }).settings()
-
+from tests.unit.dispatch.test_dispatcher import DDL, T, MemorySink, _offset, _source, dispatcher_settings
 
 def _dispatcher(settings: Settings, pool: EncodePool | None) -> tuple[Dispatcher, MemorySink, OffsetTracker]:
     table_filter = TableFilter(settings.filters)
@@ -48,7 +34,7 @@ def _pool(settings: Settings, workers: int = 2) -> EncodePool:
 
 
 def test_a_lost_worker_stops_with_a_line_that_says_so() -> None:
-    pool = _pool(_settings(), workers=1)
+    pool = _pool(dispatcher_settings(), workers=1)
     try:
         pool.submit(0, {}, {}, [])
         assert pool.receive(0) == []  # a live worker answers an empty batch
@@ -63,7 +49,7 @@ def test_a_lost_worker_stops_with_a_line_that_says_so() -> None:
 
 def test_a_dispatcher_with_workers_sends_records_made_here_at_once() -> None:
     """Nothing in the workers: schema changes, heartbeats and snapshot rows are not held back."""
-    settings = _settings()
+    settings = dispatcher_settings()
     pool = _pool(settings, workers=1)
     try:
         dispatcher, sink, tracker = _dispatcher(settings, pool)
