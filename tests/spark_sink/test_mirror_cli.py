@@ -17,7 +17,7 @@ pytest.importorskip("deltalake")
 
 from deltalake import DeltaTable  # noqa: E402
 
-from spark_sink.session import local_cores, local_environment  # noqa: E402
+from spark_sink.session import compiled_spark_home, local_cores, local_environment  # noqa: E402
 
 from . import expected, golden  # noqa: E402
 
@@ -65,8 +65,23 @@ def test_local_mode_defaults() -> None:
     assert local_cores("local[*]") == (os.cpu_count() or 1)
     assert local_cores("yarn") is None and local_cores("spark://host:7077") is None
     assert local_cores("local-cluster[2,1,1024]") is None
-    assert local_environment("local[*]", {}) == {"PYSPARK_PYTHON": sys.executable,
+    home = compiled_spark_home()
+    assert local_environment("local[*]", {}) == {"PYSPARK_PYTHON": sys.executable, "SPARK_HOME": str(home),
                                                  "PYSPARK_DRIVER_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
-    assert local_environment("local[*]", {"PYSPARK_PYTHON": "/opt/py", "SPARK_LOCAL_IP": "10.0.0.1"}) == \
-        {"PYSPARK_DRIVER_PYTHON": sys.executable}
+    assert local_environment("local[*]", {"PYSPARK_PYTHON": "/opt/py", "SPARK_LOCAL_IP": "10.0.0.1",
+                                          "SPARK_HOME": "/opt/spark"}) == {"PYSPARK_DRIVER_PYTHON": sys.executable}
     assert local_environment("yarn", {}) == {}
+
+
+def test_workers_import_the_compiled_pyspark() -> None:
+    """Spark puts $SPARK_HOME/python/lib/pyspark.zip first on its workers' path; in the mirror's Spark home that
+    entry is the installed package (compiled modules), not a zip Python compiles at every worker start."""
+    import pyspark
+    home = compiled_spark_home()
+    assert home is not None and (home / "jars").resolve() == (Path(pyspark.__file__).parent / "jars").resolve()
+    lib = home / "python" / "lib"
+    path = os.pathsep.join([str(lib / "pyspark.zip"), *map(str, lib.glob("py4j-*.zip"))])
+    where = subprocess.run([sys.executable, "-c", "import pyspark.worker_util as m; print(m.__file__, m.__cached__)"],
+                           env={**user_shell_env(), "PYTHONPATH": path}, capture_output=True, text=True, check=True)
+    module, cached = where.stdout.split()
+    assert module.startswith(str(lib / "pyspark.zip" / "pyspark")) and Path(cached).exists(), where.stdout
