@@ -129,15 +129,17 @@ def latest_per_key(changes: DataFrame, keys: Sequence[str], tie: str | None = No
     `count_as`, that column holds how many changes the key had."""
     key_columns = [F.col(k) for k in keys]
     tail = [F.col(tie).desc()] if tie else []
-    # Every window below partitions by the keys or a superset of them: after one shuffle by the
-    # keys (the count's window, or an explicit one) no window needs another.
+    # One sort of every change (by key, partition, offset); the second window only sees one row
+    # per key and partition. A count per key is summed from the per-partition counts.
+    by_partition = Window.partitionBy(*key_columns, F.col("__partition"))
+    newest = changes.withColumn("__rank", F.row_number().over(by_partition.orderBy(
+        F.col("__offset").desc_nulls_last(), *tail)))
     if count_as:
-        changes = changes.withColumn(count_as, F.count(F.lit(1)).over(Window.partitionBy(*key_columns)))
-    else:
-        changes = changes.repartition(*key_columns)
-    in_partition = Window.partitionBy(*key_columns, F.col("__partition")).orderBy(
-        F.col("__offset").desc_nulls_last(), *tail)
-    newest = changes.withColumn("__rank", F.row_number().over(in_partition)).filter("__rank = 1")
-    across = Window.partitionBy(*key_columns).orderBy(
-        *[F.col(c).desc_nulls_last() for c in WRITE_ORDER], *tail, F.col("__partition").desc_nulls_last())
-    return newest.withColumn("__rank", F.row_number().over(across)).filter("__rank = 1").drop("__rank")
+        newest = newest.withColumn(count_as, F.count(F.lit(1)).over(by_partition))
+    newest = newest.filter("__rank = 1")
+    across = Window.partitionBy(*key_columns)
+    if count_as:
+        newest = newest.withColumn(count_as, F.sum(count_as).over(across))
+    ranked = newest.withColumn("__rank", F.row_number().over(across.orderBy(
+        *[F.col(c).desc_nulls_last() for c in WRITE_ORDER], *tail, F.col("__partition").desc_nulls_last())))
+    return ranked.filter("__rank = 1").drop("__rank")
