@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -176,6 +177,10 @@ def cmd_offsets_show(args: argparse.Namespace) -> int:
 
 
 def cmd_properties(args: argparse.Namespace) -> int:
+    if args.markdown:
+        from connector.config.docs import configuration_markdown
+        sys.stdout.write(configuration_markdown())
+        return 0
     for f in FIELDS:
         default = "" if f.default is None else f.default
         req = " (required)" if f.required else ""
@@ -220,6 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
     set_p.set_defaults(func=cmd_offsets_set)
 
     props_p = sub.add_parser("properties", help="list every supported property with its default")
+    props_p.add_argument("--markdown", action="store_true", help="print docs/CONFIGURATION.md (a Markdown table)")
     props_p.set_defaults(func=cmd_properties)
     return parser
 
@@ -267,6 +273,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args))
     except KeyboardInterrupt:  # Ctrl-C outside `run`, which handles signals itself
         return 128 + 2
+    except BrokenPipeError:  # `binlog-cdc properties | head`: the reader left, which is no failure of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the interpreter's final flush is quiet
+        return 0
     except Exception as exc:  # the last resort: every failure ends here as one line and its exit code
         log.debug("traceback of the failure reported below", exc_info=exc)
         typed = _typed(exc)
