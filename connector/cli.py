@@ -20,6 +20,7 @@ from confluent_kafka import KafkaException
 from connector.config.fields import FIELDS
 from connector.config.loaders import load_config
 from connector.errors import BinlogCdcError, ConfigError, ExitCode, KafkaConfigError, SourceConnectionError
+from connector.transforms.config import transform_settings
 
 log = logging.getLogger("binlog-cdc")
 
@@ -42,7 +43,7 @@ def _check_kafka(loaded) -> None:
     """Kafka client settings (security included) are checked before anything connects."""
     from connector.kafka.producer_config import producer_config_problems
 
-    problems = producer_config_problems(loaded.settings().kafka.producer)
+    problems = producer_config_problems(loaded.settings(transform_settings).kafka.producer)
     if problems:
         raise ConfigError([f"Kafka producer: {p}" for p in problems])
 
@@ -78,7 +79,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     # known properties whose behaviour is not implemented; settings() then stops on them (and on transforms)
     for problem in refused_properties(loaded.source):
         print(f"refused: {problem}")
-    settings = loaded.settings()
+    settings = loaded.settings(transform_settings)
     _check_kafka(loaded)
     snapshot_policy(settings)  # snapshot modes that cannot run fail here as at start
     params = connection_params(settings)
@@ -131,7 +132,7 @@ def cmd_offsets_set(args: argparse.Namespace) -> int:
     from connector.binlog.position import SourceOffset
     from connector.daemon import connection_params, make_offset_store
 
-    settings = _load(args).settings()
+    settings = _load(args).settings(transform_settings)
     gtids = str(GtidSet.parse(args.gtids)) if args.gtids else None
     if args.pos < 4:
         raise ConfigError([f"--pos {args.pos}: a binlog position is at least 4 (after the magic header)"])
@@ -165,7 +166,7 @@ def cmd_offsets_set(args: argparse.Namespace) -> int:
 def cmd_offsets_show(args: argparse.Namespace) -> int:
     from connector.daemon import make_offset_store
 
-    settings = _load(args).settings()
+    settings = _load(args).settings(transform_settings)
     store = make_offset_store(settings)
     try:
         offset = store.load()

@@ -53,6 +53,7 @@ from connector.notifications.service import InitialNotifications, Notifier, buil
 from connector.signals.wiring import signal_emitter
 from connector.streaming.loop import EventReader
 from connector.streaming.source import BinlogStreamingSource
+from connector.transforms.config import transform_settings
 from schema_history.model import TableId
 from snapshot.initial import InitialSnapshot, SnapshotOptions, SnapshotSource, SnapshotStart
 from snapshot.metrics import SnapshotMetrics
@@ -148,7 +149,7 @@ def value_settings(settings: Settings) -> ValueSettings:
 class Daemon:
     def __init__(self, loaded: LoadedConfig, token: ShutdownToken, status_path: Path | None = None) -> None:
         self.loaded = loaded
-        self.settings = loaded.settings()
+        self.settings = loaded.settings(transform_settings)
         self.token = token
         self.status = StatusFile(status_path)
         self.phase = "starting"

@@ -6,7 +6,7 @@ tests/unit/config/test_configuration_doc.py fails when the committed page and th
 
 from __future__ import annotations
 
-from connector.config.fields import FIELDS, Field
+from connector.config.fields import FIELDS, NO_EFFECT, Field
 from connector.config.refusals import REFUSALS
 
 __all__ = ["configuration_markdown"]
@@ -28,7 +28,8 @@ def _cell(text: str) -> str:
 def _row(f: Field) -> str:
     default = "" if f.default is None else f"`{f.default}`" if f.default != "" else '`""`'
     name = f"`{f.name}`" + (" (required)" if f.required else "")
-    return f"| {name} | {_cell(default)} | {_cell(f.doc)} |"
+    doc = f.doc + (f" No effect in binlog-cdc: {NO_EFFECT[f.name]}." if f.name in NO_EFFECT else "")
+    return f"| {name} | {_cell(default)} | {_cell(doc)} |"
 
 
 def configuration_markdown() -> str:

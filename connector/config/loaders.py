@@ -16,7 +16,7 @@ from connector.serde.cloudevents import CLOUDEVENTS_CONVERTER, cloudevents_optio
 from connector.config.fields import BY_NAME, is_known
 from connector.config.registry import RegistryAccess, format_option_problems, registry_access, without_userinfo
 from connector.config.secret import is_sensitive
-from connector.config.settings import KafkaSettings, Settings, build_settings
+from connector.config.settings import KafkaSettings, Settings, TransformCheck, build_settings
 from connector.errors import ConfigError
 
 SOURCE_PREFIX = "debezium.source."
@@ -36,8 +36,10 @@ class LoadedConfig:
     warnings: list[str] = field(default_factory=list)
     default_offsets_file: str | None = None
 
-    def settings(self) -> Settings:
-        return build_settings(self.source, self.kafka, self.default_offsets_file)
+    def settings(self, transform_check: TransformCheck) -> Settings:
+        """The typed settings; `transform_check` is connector.transforms.config.transform_settings, handed in so
+        that config/ does not import the transform catalog (which imports events/, which imports config/)."""
+        return build_settings(self.source, self.kafka, self.default_offsets_file, transform_check)
 
     def redacted(self) -> dict[str, str]:
         return {k: ("********" if is_sensitive(k) else v) for k, v in sorted(self.source.items())}

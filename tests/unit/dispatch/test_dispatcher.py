@@ -22,6 +22,7 @@ from connector.offsets.tracker import OffsetTracker
 from connector.schema.tracker import SchemaTracker
 from connector.streaming.handler import EventSource, RowChange
 from connector.streaming.heartbeat import Heartbeat
+from connector.transforms.config import transform_settings
 from schema_history.model import TableId
 from schema_history.stores.memory import MemoryHistoryStore
 
@@ -89,7 +90,7 @@ def dispatcher_settings(**props: str) -> Settings:
         "debezium.source.topic.prefix": "dbserver1",
         "debezium.source.schema.history.internal": "io.debezium.relational.history.MemorySchemaHistory",
         **{f"debezium.source.{k.replace('_', '.')}": v for k, v in props.items()},
-    }).settings()
+    }).settings(transform_settings)
 
 
 def _dispatcher(transforms: Transforms | None = None, **props: str) -> tuple[Dispatcher, MemorySink, OffsetTracker]:
