@@ -36,7 +36,7 @@ def measure(rows: int, repeat: int) -> dict[str, float]:
     from connector.config.modes import Operation
     from connector.daemon import table_schema_builder
     from connector.dispatch.dispatcher import Dispatcher
-    from connector.dispatch.filters import TableFilter
+    from connector.config.table_filter import TableFilter
     from connector.offsets.tracker import OffsetTracker
     from connector.schema.tracker import SchemaTracker
     from connector.streaming.handler import EventSource, RowChange

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from connector.serde.cloudevents import CLOUDEVENTS_CONVERTER, cloudevents_options
+from connector.config.cloudevents_options import CLOUDEVENTS_CONVERTER, cloudevents_options
 from connector.config.fields import BY_NAME, is_known
 from connector.config.registry import RegistryAccess, format_option_problems, registry_access, without_userinfo
 from connector.config.secret import is_sensitive

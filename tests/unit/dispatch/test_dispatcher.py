@@ -15,7 +15,7 @@ from connector.config.settings import Settings
 from connector.daemon import table_schema_builder
 from connector.dispatch.dispatcher import Dispatcher
 from connector.dispatch.encoder import Transforms
-from connector.dispatch.filters import TableFilter
+from connector.config.table_filter import TableFilter
 from connector.events.kinds import ConnectRecord, NotificationRecord, RecordKind
 from connector.kafka.writer import OutRecord
 from connector.offsets.tracker import OffsetTracker

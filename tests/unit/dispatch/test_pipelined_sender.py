@@ -12,7 +12,7 @@ from connector.config.settings import Settings
 from connector.daemon import run_transforms, settings_encoder, table_schema_builder
 from connector.dispatch.dispatcher import Dispatcher
 from connector.dispatch.encode_pool import EncodePool, EncodeWorkerLost
-from connector.dispatch.filters import TableFilter
+from connector.config.table_filter import TableFilter
 from connector.errors import ConfigError
 from connector.offsets.tracker import OffsetTracker
 from connector.schema.tracker import SchemaTracker

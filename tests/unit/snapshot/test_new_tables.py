@@ -10,7 +10,7 @@ from connector.binlog.position import SourceOffset
 from connector.config import load_config
 from connector.config.modes import NewTablesMode
 from connector.config.settings import FilterSettings
-from connector.dispatch.filters import TableFilter
+from connector.config.table_filter import TableFilter
 from connector.errors import ConfigError
 from connector.offsets.parts import IncrementalSnapshotSlot
 from schema_history.model import TableId

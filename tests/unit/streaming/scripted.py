@@ -20,7 +20,7 @@ from connector.config.loaders import load_server_properties
 from connector.config.settings import Settings
 from connector.daemon import table_schema_builder
 from connector.dispatch.dispatcher import Dispatcher
-from connector.dispatch.filters import TableFilter
+from connector.config.table_filter import TableFilter
 from connector.kafka.writer import OutRecord
 from connector.offsets.committer import OffsetCommitter
 from connector.offsets.memory_store import MemoryOffsetStore

@@ -1,5 +1,7 @@
-"""Builds what signals need around the dispatcher when streaming starts: the channels, the incremental snapshot
-(snapshot/incremental/) and the blocking snapshot (snapshot/blocking.py), behind a `SignalingEmitter`."""
+"""Part of the composition root (daemon.py): builds what signals need around the dispatcher when streaming starts:
+the channels, the incremental snapshot (snapshot/incremental/) and the blocking snapshot (snapshot/blocking.py),
+behind a `SignalingEmitter`. It lives beside daemon.py, not in signals/, because it imports snapshot/, which only
+the root may."""
 
 from __future__ import annotations
 
