@@ -107,9 +107,8 @@ def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dis
         if engine is not None:
             engine.connect()  # at start, as Debezium's connection (thread ids come in the same order)
             if engine.context.running:
-                # As Debezium's init: a snapshot the stored offset says is running continues with its next chunk.
                 log.info("incremental snapshot in progress: reading its next chunk")
-                engine.read_chunk()
+                engine.continue_running()
         return emitter
 
     return wrap
