@@ -37,6 +37,7 @@ from connector.binlog.position import SourceOffset, TransactionState
 from connector.binlog.reader import PositionedEvent
 from connector.binlog.rows_decoder import RowPair, RowsDecoder, release_raw_bytes
 from connector.binlog.table_map_cache import CachedTableMapEvent
+from connector.binlog.tagged_gtid import TaggedGtidEvent
 from connector.config.modes import Operation
 from connector.offsets.parts import OffsetPart
 from schema_history.model import TableId
@@ -264,6 +265,7 @@ class StreamingHandler:
         self._handlers: dict[type, Callable[[PositionedEvent], None]] = {
             RotateEvent: self._rotate,
             GtidEvent: self._mysql_gtid,
+            TaggedGtidEvent: self._mysql_gtid,  # MySQL 8.3+ tagged GTIDs (`uuid:tag:n`)
             MariadbGtidEvent: self._mariadb_gtid,
             QueryEvent: self._query,
             XidEvent: self._commit,
