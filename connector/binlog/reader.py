@@ -41,7 +41,8 @@ from pymysqlreplication.event import (
     XAPrepareEvent,
     XidEvent,
 )
-from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateRowsEvent, WriteRowsEvent
+from pymysqlreplication.row_event import (DeleteRowsEvent, PartialUpdateRowsEvent, TableMapEvent, UpdateRowsEvent,
+                                          WriteRowsEvent)
 
 from connector.binlog import payload, table_map_cache, tagged_gtid
 from connector.binlog.payload import PayloadError, TransactionPayloadEvent
@@ -84,6 +85,7 @@ EVENT_TYPES = [
     UpdateRowsEvent, DeleteRowsEvent, RotateEvent, HeartbeatLogEvent, FormatDescriptionEvent, StopEvent,
     RowsQueryLogEvent,
     MariadbAnnotateRowsEvent, XAPrepareEvent, TransactionPayloadEvent, TaggedGtidEvent,
+    PartialUpdateRowsEvent,  # binlog_row_value_options=PARTIAL_JSON: UPDATEs Debezium drops (rows_decoder.py)
 ]
 _EVENT_CLASSES = frozenset(EVENT_TYPES)
 # COM_BINLOG_DUMP flag BINLOG_SEND_ANNOTATE_ROWS_EVENT: MariaDB sends ANNOTATE_ROWS events only when asked.

@@ -30,7 +30,8 @@ from pymysqlreplication.event import (
     StopEvent,
     XidEvent,
 )
-from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateRowsEvent, WriteRowsEvent
+from pymysqlreplication.row_event import (DeleteRowsEvent, PartialUpdateRowsEvent, TableMapEvent, UpdateRowsEvent,
+                                          WriteRowsEvent)
 
 from connector.binlog.gtid import GtidSet, GtidSourceFilter, MariaGtidPosition
 from connector.binlog.position import SourceOffset, TransactionState
@@ -48,7 +49,10 @@ MARIADB_FL_STANDALONE = 0x01
 _BEGIN = re.compile(r"^\s*BEGIN\s*$", re.IGNORECASE)
 _COMMIT = re.compile(r"^\s*COMMIT\s*$", re.IGNORECASE)
 _XA = re.compile(r"^\s*XA\s+(START|END|BEGIN)\b", re.IGNORECASE)
-_OPERATIONS = {WriteRowsEvent: Operation.CREATE, UpdateRowsEvent: Operation.UPDATE, DeleteRowsEvent: Operation.DELETE}
+# PartialUpdateRowsEvent: binlog_row_value_options=PARTIAL_JSON; Debezium 3.6 drops these UPDATEs, binlog-cdc emits
+# them with full images (rows_decoder.py, json_partial.py)
+_OPERATIONS = {WriteRowsEvent: Operation.CREATE, UpdateRowsEvent: Operation.UPDATE, DeleteRowsEvent: Operation.DELETE,
+               PartialUpdateRowsEvent: Operation.UPDATE}
 
 
 @dataclass(frozen=True)
@@ -273,6 +277,7 @@ class StreamingHandler:
             CachedTableMapEvent: self._table_map,
             WriteRowsEvent: self._rows,
             UpdateRowsEvent: self._rows,
+            PartialUpdateRowsEvent: self._rows,
             DeleteRowsEvent: self._rows,
             HeartbeatLogEvent: self._ignore,
             StopEvent: self._ignore,
