@@ -30,9 +30,10 @@ from pymysqlreplication.row_event import (DeleteRowsEvent, PartialUpdateRowsEven
 from connector.binlog import json_partial
 from connector.binlog.image_compiler import FullImage, compile_full_image
 from connector.binlog.value_decoders import ValueDecoder, column_decoder
+from connector.errors import BinlogDecodeError, Where
 
-__all__ = ["RawRows", "RowsDecoder", "RowImage", "RowPair", "RowPlan", "SHARE_MIN", "decode_images", "release_raw_bytes",
-           "share_unchanged"]
+__all__ = ["PartialUpdateRowsEvent", "RawRows", "RowsDecoder", "RowImage", "RowPair", "RowPlan", "SHARE_MIN",
+           "decode_images", "release_raw_bytes", "share_unchanged"]
 
 RowImage = list
 RowPair = tuple["RowImage | None", "RowImage | None"]
@@ -166,7 +167,14 @@ class RowsDecoder:
         data: bytes = event.packet.packet._data
         pos, present, present2 = _rows_start(event, data)
         # event_size excludes header and checksum
-        return decode_images(plan, data, pos, _HEADER + event.event_size, present, present2, _kind(event))
+        try:
+            return decode_images(plan, data, pos, _HEADER + event.event_size, present, present2, _kind(event))
+        except json_partial.JsonDiffError as exc:
+            raise BinlogDecodeError(
+                f"cannot rebuild the after image of a partial JSON update (PARTIAL_UPDATE_ROWS_EVENT ending at binlog "
+                f"position {event.packet.log_pos}): {exc}", where=Where(table=f"{event.schema}.{event.table}"),
+                fix="see the event with mysqlbinlog -vv; to go on, start from a later position (binlog-cdc offsets "
+                    "set) and write that table with binlog_row_value_options=''") from None
 
     def raw(self, event: RowsEvent) -> "RawRows":
         """The event's row images undecoded, with what decoding them needs (`decode_raw`, in another process)."""

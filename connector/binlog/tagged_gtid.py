@@ -26,8 +26,10 @@ from typing import Any
 
 from pymysqlreplication.event import BinLogEvent
 
-__all__ = ["GTID_TAGGED_LOG_EVENT", "TaggedGtid", "TaggedGtidEvent", "TaggedGtidError", "decode_tagged_gtid",
-           "install"]
+from connector.errors import BinlogDecodeError
+
+__all__ = ["GTID_TAGGED_LOG_EVENT", "TaggedGtid", "TaggedGtidEvent", "TaggedGtidError", "TaggedGtidEventError",
+           "decode_tagged_gtid", "install"]
 
 GTID_TAGGED_LOG_EVENT = 42
 _HEADER = 20  # OK byte + event header, as in rows_decoder
@@ -40,6 +42,11 @@ _SIGNED = frozenset({_GNO, _LAST_COMMITTED, _SEQUENCE_NUMBER})
 
 class TaggedGtidError(ValueError):
     """A GTID_TAGGED_LOG_EVENT body that does not decode (truncated, or a field this decoder cannot skip)."""
+
+
+class TaggedGtidEventError(BinlogDecodeError):
+    """The stream's tagged GTID event could not be decoded: the connector stops (a wrong GTID in offsets would
+    make a restart skip or repeat transactions)."""
 
 
 def read_varlen_uint(data: bytes | memoryview, pos: int) -> tuple[int, int]:
@@ -133,8 +140,10 @@ class TaggedGtidEvent(BinLogEvent):
         try:
             decoded = decode_tagged_gtid(body)
         except (TaggedGtidError, UnicodeDecodeError, ValueError) as exc:
-            raise TaggedGtidError(f"cannot decode a GTID_TAGGED_LOG_EVENT (MySQL 8.3+ tagged GTID): {exc}; see it "
-                                  "with mysqlbinlog at this event's position") from None
+            end = getattr(from_packet, "log_pos", 0)
+            raise TaggedGtidEventError(
+                f"cannot decode a GTID_TAGGED_LOG_EVENT (MySQL 8.3+ tagged GTID) ending at binlog position {end}: "
+                f"{exc}", fix="look at the event with mysqlbinlog -v and report it with that output") from None
         self.decoded = decoded
         self.gtid = decoded.gtid
         self.sid = decoded.sid

@@ -30,13 +30,12 @@ from pymysqlreplication.event import (
     StopEvent,
     XidEvent,
 )
-from pymysqlreplication.row_event import (DeleteRowsEvent, PartialUpdateRowsEvent, TableMapEvent, UpdateRowsEvent,
-                                          WriteRowsEvent)
+from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateRowsEvent, WriteRowsEvent
 
 from connector.binlog.gtid import GtidSet, GtidSourceFilter, MariaGtidPosition
 from connector.binlog.position import SourceOffset, TransactionState
 from connector.binlog.reader import PositionedEvent
-from connector.binlog.rows_decoder import RowPair, RowsDecoder, release_raw_bytes
+from connector.binlog.rows_decoder import PartialUpdateRowsEvent, RowPair, RowsDecoder, release_raw_bytes
 from connector.binlog.table_map_cache import CachedTableMapEvent
 from connector.binlog.tagged_gtid import TaggedGtidEvent
 from connector.config.modes import Operation
@@ -49,8 +48,6 @@ MARIADB_FL_STANDALONE = 0x01
 _BEGIN = re.compile(r"^\s*BEGIN\s*$", re.IGNORECASE)
 _COMMIT = re.compile(r"^\s*COMMIT\s*$", re.IGNORECASE)
 _XA = re.compile(r"^\s*XA\s+(START|END|BEGIN)\b", re.IGNORECASE)
-# PartialUpdateRowsEvent: binlog_row_value_options=PARTIAL_JSON; Debezium 3.6 drops these UPDATEs, binlog-cdc emits
-# them with full images (rows_decoder.py, json_partial.py)
 _OPERATIONS = {WriteRowsEvent: Operation.CREATE, UpdateRowsEvent: Operation.UPDATE, DeleteRowsEvent: Operation.DELETE,
                PartialUpdateRowsEvent: Operation.UPDATE}
 
@@ -268,17 +265,14 @@ class StreamingHandler:
         self._pause: PausePoint | None = emitter if isinstance(emitter, PausePoint) else None
         self._handlers: dict[type, Callable[[PositionedEvent], None]] = {
             RotateEvent: self._rotate,
-            GtidEvent: self._mysql_gtid,
-            TaggedGtidEvent: self._mysql_gtid,  # MySQL 8.3+ tagged GTIDs (`uuid:tag:n`)
+            GtidEvent: self._mysql_gtid, TaggedGtidEvent: self._mysql_gtid,  # uuid:n and MySQL 8.3+'s uuid:tag:n
             MariadbGtidEvent: self._mariadb_gtid,
             QueryEvent: self._query,
             XidEvent: self._commit,
             TableMapEvent: self._table_map,
             CachedTableMapEvent: self._table_map,
-            WriteRowsEvent: self._rows,
-            UpdateRowsEvent: self._rows,
-            PartialUpdateRowsEvent: self._rows,
-            DeleteRowsEvent: self._rows,
+            WriteRowsEvent: self._rows, DeleteRowsEvent: self._rows, UpdateRowsEvent: self._rows,
+            PartialUpdateRowsEvent: self._rows,  # binlog_row_value_options=PARTIAL_JSON (Debezium drops them)
             HeartbeatLogEvent: self._ignore,
             StopEvent: self._ignore,
         }
