@@ -11,7 +11,7 @@ bit per JSON column of the table (table order, present or not): 1 = that column 
 value (length-encoded length + binary JSON).
 
 Documents are changed in their rendered text (json_binary.py's, Debezium's spelling): parsed keeping each number's
-text, changed, and rendered again with object keys in MySQL's binary order (shorter keys first, then by bytes),
+digits, changed, and rendered again (json_type.render_binary_json) with object keys in MySQL's binary order (shorter keys first, then by bytes),
 which is the order a full image of the changed document has.
 """
 
@@ -20,9 +20,12 @@ from __future__ import annotations
 import json
 import re
 import struct
+from decimal import Decimal
 from typing import Any
 
-from connector.binlog.json_binary import _string, render_json_binary
+from connector.binlog.json_binary import render_json_binary
+from connector.binlog.table_map_cache import _length_coded as _length_encoded
+from connector.converters.json_type import render_binary_json
 
 __all__ = ["JsonDiffError", "apply_json_diffs", "read_json_diffs"]
 
@@ -32,20 +35,6 @@ PARTIAL_JSON_UPDATES = 1
 
 class JsonDiffError(ValueError):
     """A diff vector that does not decode, or does not apply to the before image's document."""
-
-
-class _Number(str):
-    """A JSON number kept as its text (Debezium's spelling survives a parse and render)."""
-
-
-def _length_encoded(data: bytes, pos: int) -> tuple[int, int]:
-    first = data[pos]
-    if first < 251:
-        return first, pos + 1
-    size = {252: 2, 253: 3, 254: 8}.get(first)
-    if size is None:
-        raise JsonDiffError(f"bad length byte {first:#x} at {pos}")
-    return int.from_bytes(data[pos + 1:pos + 1 + size], "little"), pos + 1 + size
 
 
 def read_json_diffs(data: bytes) -> list[tuple[int, str, str | None]]:
@@ -68,7 +57,7 @@ def read_json_diffs(data: bytes) -> list[tuple[int, str, str | None]]:
                 value = render_json_binary(data[pos:pos + length])
                 pos += length
             diffs.append((operation, path, value))
-    except (IndexError, UnicodeDecodeError, struct.error, ValueError) as exc:
+    except (IndexError, KeyError, UnicodeDecodeError, struct.error, ValueError) as exc:
         if isinstance(exc, JsonDiffError):
             raise
         raise JsonDiffError(f"truncated or corrupt diff vector ({exc})") from None
@@ -95,7 +84,9 @@ def _path_legs(path: str) -> list[str | int]:
 
 
 def _parse(text: str) -> Any:
-    return json.loads(text, parse_int=_Number, parse_float=_Number, object_pairs_hook=dict)
+    # Numbers as Decimal: `format(d, "f")` (render_binary_json) gives back the text json_binary wrote, "100.0" and
+    # "-3" alike (json_binary never writes an exponent).
+    return json.loads(text, parse_int=Decimal, parse_float=Decimal, object_pairs_hook=dict)
 
 
 def _key_order(key: str) -> tuple[int, bytes]:
@@ -136,22 +127,6 @@ def _apply(doc: Any, operation: int, legs: list[str | int], value: Any) -> Any:
     return doc
 
 
-def _render(value: Any) -> str:
-    if isinstance(value, dict):
-        return "{" + ",".join(_string(k) + ":" + _render(v) for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ",".join(_render(v) for v in value) + "]"
-    if isinstance(value, _Number):
-        return str(value)
-    if isinstance(value, str):
-        return _string(value)
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    return "null"
-
-
 def apply_json_diffs(before: str | None, diffs: list[tuple[int, str, str | None]]) -> str:
     """The document after the diffs, in json_binary's spelling. `before` is the before image's rendered document."""
     if before is None:
@@ -160,4 +135,4 @@ def apply_json_diffs(before: str | None, diffs: list[tuple[int, str, str | None]
     doc = _parse(before)
     for operation, path, value in diffs:
         doc = _apply(doc, operation, _path_legs(path), None if value is None else _parse(value))
-    return _render(doc)
+    return render_binary_json(doc)
