@@ -35,11 +35,16 @@ def split_gtid(gtid: str) -> tuple[str, int]:
     return tsid.lower(), int(number)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class GtidSet:
     """A MySQL GTID set. Keys are TSIDs: the source UUID, or `uuid:tag` for tagged GTIDs (MySQL 8.3+,
     `SET gtid_next='AUTOMATIC:tag'`), whose text is `uuid:1-6:etl:1-4` (untagged intervals first, then each
-    tag with its intervals)."""
+    tag with its intervals).
+
+    Keys keep the order they came in: a parsed set is sorted, `add`/`union` append new keys. MySQL's text
+    (`str`) sorts the UUIDs; Debezium's streaming set (`client_str`, mysql-binlog-connector-java's
+    LinkedHashMap) keeps them in that order, so a UUID first seen while streaming comes last in its offsets
+    (golden gtid_tagged-mysql). Equality ignores the order."""
 
     intervals: tuple[tuple[str, tuple[tuple[int, int], ...]], ...] = ()
 
@@ -62,14 +67,14 @@ class GtidSet:
                 else:
                     raise ValueError(f"invalid GTID set {text!r}: {token!r} in {part!r} is neither an interval "
                                      "(n or n-m) nor a tag ([a-z_][a-z0-9_]*, at most 32 characters)")
-        return GtidSet._normalized(result)
+        # A UUID sorts before its own `uuid:tag` keys (a prefix) and UUIDs have one length: sorted keys are
+        # MySQL's order, by UUID, the untagged intervals first, then the tags in order.
+        return GtidSet._normalized({tsid: result[tsid] for tsid in sorted(result)})
 
     @staticmethod
     def _normalized(data: dict[str, list[tuple[int, int]]]) -> "GtidSet":
         out = []
-        # A UUID sorts before its own `uuid:tag` keys (a prefix) and UUIDs have one length: sorted keys are
-        # MySQL's order, by UUID, the untagged intervals first, then the tags in order.
-        for uuid in sorted(data):
+        for uuid in data:
             merged: list[tuple[int, int]] = []
             for lo, hi in sorted(data[uuid]):
                 if merged and lo <= merged[-1][1] + 1:
@@ -126,24 +131,37 @@ class GtidSet:
         """The intervals of one key (`uuid` or `uuid:tag`), none when the set does not hold it."""
         return dict(self.intervals).get(tsid.lower(), ())
 
-    def _render(self, interval: Callable[[int, int], str]) -> str:
+    def _render(self, keys: list[str], interval: Callable[[int, int], str]) -> str:
+        """The keys grouped by UUID (in the order of each UUID's first key), each UUID's tags in order after its
+        untagged intervals (both MySQL and mysql-binlog-connector-java sort tags)."""
+        spans = dict(self.intervals)
         by_uuid: dict[str, list[str]] = {}
-        for tsid, spans in self.intervals:
-            uuid, _, tag = tsid.partition(":")
-            pieces = by_uuid.setdefault(uuid, [])
-            if tag:
-                pieces.append(tag)
-            pieces.extend(interval(lo, hi) for lo, hi in spans)
-        return ",".join(f"{uuid}:" + ":".join(pieces) for uuid, pieces in by_uuid.items())
+        for tsid in keys:
+            by_uuid.setdefault(tsid.partition(":")[0], []).append(tsid)
+        parts = []
+        for uuid, tsids in by_uuid.items():
+            pieces = []
+            for tsid in sorted(tsids):
+                tag = tsid.partition(":")[2]
+                pieces += ([tag] if tag else []) + [interval(lo, hi) for lo, hi in spans[tsid]]
+            parts.append(f"{uuid}:" + ":".join(pieces))
+        return ",".join(parts)
 
     def __str__(self) -> str:
-        """MySQL's text (`gtid_executed`): a single transaction as `n`."""
-        return self._render(lambda lo, hi: f"{lo}" if lo == hi else f"{lo}-{hi}")
+        """MySQL's text (`gtid_executed`): UUIDs sorted, a single transaction as `n`."""
+        return self._render(sorted(dict(self.intervals)), lambda lo, hi: f"{lo}" if lo == hi else f"{lo}-{hi}")
 
     def client_str(self) -> str:
-        """As Debezium renders the set it builds while streaming (mysql-binlog-connector-java's GtidSet: every
-        interval `start-end`, `uuid:1-1` for a single transaction): the text of its offsets' `gtids`."""
-        return self._render(lambda lo, hi: f"{lo}-{hi}")
+        """As Debezium renders the set it builds while streaming (mysql-binlog-connector-java's GtidSet: UUIDs in
+        the order they came in, every interval `start-end`, `uuid:1-1` for a single transaction): the text of its
+        offsets' `gtids`."""
+        return self._render([tsid for tsid, _ in self.intervals], lambda lo, hi: f"{lo}-{hi}")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, GtidSet) and sorted(self.intervals) == sorted(other.intervals)
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self.intervals)))
 
     def __bool__(self) -> bool:
         return bool(self.intervals)

@@ -107,3 +107,13 @@ def test_a_truncated_tagged_gtid_event_is_an_error_not_a_wrong_gtid() -> None:
                 if kind == GTID_TAGGED_LOG_EVENT)
     with pytest.raises(TaggedGtidError):
         decode_tagged_gtid(body[:20])
+
+
+def test_debezium_s_offset_text_keeps_uuids_in_the_order_they_came_in() -> None:
+    # golden gtid_tagged-mysql: the server's UUID (from the snapshot's set) before aaaaaaaa-..., first seen while
+    # streaming, whichever sorts first; MySQL's text sorts them; a parse (a restart) sorts them again
+    streamed = GtidSet.parse(f"{V}:1-2").add(f"{U}:x:5").add(f"{U}:3").add(f"{V}:other:1")
+    assert streamed.client_str() == f"{V}:1-2:other:1-1,{U}:3-3:x:5-5"
+    assert str(streamed) == f"{U}:3:x:5,{V}:1-2:other:1"
+    assert GtidSet.parse(streamed.client_str()).client_str() == f"{U}:3-3:x:5-5,{V}:1-2:other:1-1"
+    assert streamed == GtidSet.parse(str(streamed)) and hash(streamed) == hash(GtidSet.parse(str(streamed)))
