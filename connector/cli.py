@@ -133,7 +133,10 @@ def cmd_offsets_set(args: argparse.Namespace) -> int:
     from connector.daemon import connection_params, make_offset_store
 
     settings = _load(args).settings(transform_settings)
-    gtids = str(GtidSet.parse(args.gtids)) if args.gtids else None
+    try:
+        gtids = str(GtidSet.parse(args.gtids)) if args.gtids else None
+    except ValueError as exc:
+        raise ConfigError([f"--gtids: {exc}"]) from None
     if args.pos < 4:
         raise ConfigError([f"--pos {args.pos}: a binlog position is at least 4 (after the magic header)"])
     if not args.no_check:

@@ -41,11 +41,13 @@ from pymysqlreplication.event import (
     XAPrepareEvent,
     XidEvent,
 )
-from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateRowsEvent, WriteRowsEvent
+from pymysqlreplication.row_event import (DeleteRowsEvent, PartialUpdateRowsEvent, TableMapEvent, UpdateRowsEvent,
+                                          WriteRowsEvent)
 
-from connector.binlog import payload, table_map_cache
+from connector.binlog import payload, table_map_cache, tagged_gtid
 from connector.binlog.payload import PayloadError, TransactionPayloadEvent
 from connector.binlog.position import BinlogPosition
+from connector.binlog.tagged_gtid import TaggedGtidEvent
 from connector.binlog.tls import DatabaseTls, handshake_failure, login_hint
 from connector.errors import ServerSetupError
 from connector.binlog.table_map_cache import CachedTableMapEvent, TableMapCache
@@ -56,6 +58,7 @@ log = logging.getLogger(__name__)
 _binlogstream.MYSQL_EXPECTED_ERROR_CODES = []
 table_map_cache.install()
 payload.install()
+tagged_gtid.install()
 
 
 def _install_mariadb_dump_length_fix() -> None:
@@ -81,7 +84,8 @@ EVENT_TYPES = [
     QueryEvent, XidEvent, GtidEvent, MariadbGtidEvent, TableMapEvent, CachedTableMapEvent, WriteRowsEvent,
     UpdateRowsEvent, DeleteRowsEvent, RotateEvent, HeartbeatLogEvent, FormatDescriptionEvent, StopEvent,
     RowsQueryLogEvent,
-    MariadbAnnotateRowsEvent, XAPrepareEvent, TransactionPayloadEvent,
+    MariadbAnnotateRowsEvent, XAPrepareEvent, TransactionPayloadEvent, TaggedGtidEvent,
+    PartialUpdateRowsEvent,  # binlog_row_value_options=PARTIAL_JSON: UPDATEs Debezium drops (rows_decoder.py)
 ]
 _EVENT_CLASSES = frozenset(EVENT_TYPES)
 # COM_BINLOG_DUMP flag BINLOG_SEND_ANNOTATE_ROWS_EVENT: MariaDB sends ANNOTATE_ROWS events only when asked.

@@ -16,8 +16,8 @@ _HEAD = """# Configuration
 Generated from the property declarations (`connector/config/fields.py`, `connector/config/refusals.py`) by
 `binlog-cdc properties --markdown`; do not edit by hand. Names and defaults are Debezium 3.6's, so existing
 configurations carry over. In a Debezium Server file each name takes the `debezium.source.` prefix; Kafka
-producer settings take `debezium.sink.kafka.producer.`. Unknown names are named in a warning, and every refused property below stops the
-start by name with what to do instead. Transforms and predicates: `docs/TRANSFORMS.md`.
+producer settings take `debezium.sink.kafka.producer.`. A name within two edits of a known one stops the start as a typo, other unknown names
+are named in a warning, and every refused property below stops the start by name with what to do instead. Transforms and predicates: `docs/TRANSFORMS.md`.
 """
 
 

@@ -35,8 +35,9 @@ from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateR
 from connector.binlog.gtid import GtidSet, GtidSourceFilter, MariaGtidPosition
 from connector.binlog.position import SourceOffset, TransactionState
 from connector.binlog.reader import PositionedEvent
-from connector.binlog.rows_decoder import RowPair, RowsDecoder, release_raw_bytes
+from connector.binlog.rows_decoder import PartialUpdateRowsEvent, RowPair, RowsDecoder, release_raw_bytes
 from connector.binlog.table_map_cache import CachedTableMapEvent
+from connector.binlog.tagged_gtid import TaggedGtidEvent
 from connector.config.modes import Operation
 from connector.offsets.parts import OffsetPart
 from schema_history.model import TableId
@@ -47,7 +48,8 @@ MARIADB_FL_STANDALONE = 0x01
 _BEGIN = re.compile(r"^\s*BEGIN\s*$", re.IGNORECASE)
 _COMMIT = re.compile(r"^\s*COMMIT\s*$", re.IGNORECASE)
 _XA = re.compile(r"^\s*XA\s+(START|END|BEGIN)\b", re.IGNORECASE)
-_OPERATIONS = {WriteRowsEvent: Operation.CREATE, UpdateRowsEvent: Operation.UPDATE, DeleteRowsEvent: Operation.DELETE}
+_OPERATIONS = {WriteRowsEvent: Operation.CREATE, UpdateRowsEvent: Operation.UPDATE, DeleteRowsEvent: Operation.DELETE,
+               PartialUpdateRowsEvent: Operation.UPDATE}
 
 
 @dataclass(frozen=True)
@@ -263,15 +265,14 @@ class StreamingHandler:
         self._pause: PausePoint | None = emitter if isinstance(emitter, PausePoint) else None
         self._handlers: dict[type, Callable[[PositionedEvent], None]] = {
             RotateEvent: self._rotate,
-            GtidEvent: self._mysql_gtid,
+            GtidEvent: self._mysql_gtid, TaggedGtidEvent: self._mysql_gtid,  # uuid:n and MySQL 8.3+'s uuid:tag:n
             MariadbGtidEvent: self._mariadb_gtid,
             QueryEvent: self._query,
             XidEvent: self._commit,
             TableMapEvent: self._table_map,
             CachedTableMapEvent: self._table_map,
-            WriteRowsEvent: self._rows,
-            UpdateRowsEvent: self._rows,
-            DeleteRowsEvent: self._rows,
+            WriteRowsEvent: self._rows, DeleteRowsEvent: self._rows, UpdateRowsEvent: self._rows,
+            PartialUpdateRowsEvent: self._rows,  # binlog_row_value_options=PARTIAL_JSON (Debezium drops them)
             HeartbeatLogEvent: self._ignore,
             StopEvent: self._ignore,
         }

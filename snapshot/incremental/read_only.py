@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pymysql
 
 from connector.binlog import connection as dbconn
-from connector.binlog.gtid import GtidSet
+from connector.binlog.gtid import GtidSet, split_gtid
 
 __all__ = ["GtidWatermarks"]
 
@@ -58,11 +58,11 @@ class GtidWatermarks:
             return False
         if gtid is None:
             return True
-        uuid, _, number = gtid.rpartition(":")
-        ranges = (self.high if self.high else self.low or GtidSet.parse(""))._as_dict().get(uuid.lower())
+        tsid, number = split_gtid(gtid)  # per source UUID and tag: tagged GTIDs count apart (MySQL 8.3+)
+        ranges = (self.high if self.high else self.low or GtidSet.parse("")).spans_of(tsid)
         if not ranges:
             return False
-        return max(end for _, end in ranges) <= int(number)
+        return max(end for _, end in ranges) <= number
 
     def close(self) -> None:
         self.window_opened = False

@@ -73,3 +73,20 @@ def test_purged_position_is_refused_and_names_when_needed(mariadb, broker, uniqu
     assert result.returncode == 2, result.stderr[-2000:]
     assert "no longer on the server" in result.stderr
     assert "snapshot.mode=when_needed" in result.stderr
+
+
+def test_a_misspelt_property_stops_the_start_naming_the_property_meant(mariadb, broker, unique_database, tmp_path):
+    """issue 24: `tabel.include.list` was a warning, and the connector captured every table."""
+    database = unique_database(mariadb)
+    mariadb.run_sql("CREATE TABLE t (id INT PRIMARY KEY); CREATE TABLE other (id INT PRIMARY KEY);", database=database)
+    props = _props(mariadb, broker, "p" + uuid.uuid4().hex[:6], tmp_path, database)
+    props["debezium.source.tabel.include.list"] = f"{database}.t"
+    props["debezium.source.my.own.setting"] = "x"  # far from every known name: still only a warning
+    write_properties(tmp_path / "c.properties", props)
+    for command in ("run", "validate"):
+        result = subprocess.run([*default_connector_cmd(), command, str(tmp_path / "c.properties")],
+                                capture_output=True, text=True, timeout=120)
+        assert result.returncode == 2, (command, result.stdout, result.stderr)
+        assert "unknown property tabel.include.list; did you mean table.include.list?" in result.stderr
+        assert "my.own.setting" not in result.stderr.split("invalid configuration")[-1]
+    assert not (tmp_path / "offsets.dat").exists()  # nothing was captured

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+import re
+
 import pytest
 
 from connector.config import load_config
@@ -80,9 +82,43 @@ def test_adaptive_time_precision_is_refused_like_debezium(tmp_path):
 
 
 def test_unknown_properties_are_named(tmp_path):
-    loaded = load_config(write(tmp_path, SERVER + "debezium.source.tabel.include.list=x\nfoo.bar=1\n"), environ={})
-    assert any("tabel.include.list" in w for w in loaded.warnings)
+    loaded = load_config(write(tmp_path, SERVER + "debezium.source.my.own.setting=x\nfoo.bar=1\n"), environ={})
+    assert any("my.own.setting" in w for w in loaded.warnings)
     assert any("foo.bar" in w for w in loaded.warnings)
+
+
+@pytest.mark.parametrize("typo, meant", [
+    ("tabel.include.list", "table.include.list"),  # a swap: captured every table before (issue 24)
+    ("Table.Include.List", "table.include.list"),
+    ("snapshot.mdoe", "snapshot.mode"),
+    ("database.hostnme", "database.hostname"),  # a JDBC pass-through name by its shape, but lower case
+    ("signal.data.colection", "signal.data.collection"),  # the signal.* family pattern accepted it
+])
+def test_a_misspelt_property_stops_the_start_naming_the_property_meant(tmp_path, typo, meant):
+    loaded = load_config(write(tmp_path, SERVER + f"debezium.source.{typo}=x\n"), environ={})
+    assert not any(typo in w for w in loaded.warnings)
+    with pytest.raises(ConfigError, match=re.escape(f"unknown property {typo}; did you mean {meant}?")):
+        loaded.settings()
+
+
+def test_a_misspelt_property_is_reported_with_the_other_problems(tmp_path):
+    text = SERVER + "debezium.source.tabel.include.list=x\ndebezium.source.snapshot.mode=bogus\n"
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path, text), environ={}).settings()
+    assert "tabel.include.list" in str(info.value) and "snapshot.mode" in str(info.value)
+    assert len(info.value.problems) >= 2
+
+
+@pytest.mark.parametrize("name", [
+    "database.allowPublicKeyRetrieval", "database.sslMode",  # JDBC settings (camelCase), passed through
+    "transforms.unwrp.type", "predicates.istomb.type",  # named by the user
+    "schema.history.internal.producer.acks", "signal.kafka.consumer.max.poll.records",
+    "column.truncate.to.10.chars", "my.own.setting",
+])
+def test_pass_through_and_distant_names_are_not_typos(name):
+    from connector.config.loaders import typo_problems
+
+    assert typo_problems({name: "x"}) == []
 
 
 def test_environment_overrides_file(tmp_path):

@@ -33,3 +33,13 @@ def test_a_commit_or_heartbeat_closes_the_window_once_the_high_watermark_is_reac
     empty = marks(f"{U}:1-10", "")  # nothing happened: the low watermark's last transaction counts
     assert not empty.reached_high_watermark(f"{U}:9") and empty.reached_high_watermark(f"{U}:10")
     assert not GtidWatermarks().reached_high_watermark(f"{U}:10")  # no window
+
+
+def test_tagged_gtids_count_per_tag():
+    """MySQL 8.3+ tagged transactions (`uuid:etl:n`) in the watermarks: a tag's numbers are its own."""
+    m = marks(f"{U}:1-10:etl:1-4", f"{U}:etl:5")  # a tagged transaction committed while the chunk was read
+    assert m.update_window_state(f"{U}:etl:4") is False and not m.window_opened  # the chunk saw it
+    assert m.update_window_state(f"{U}:etl:5") is False and m.window_opened
+    assert not m.reached_high_watermark(f"{U}:10")  # untagged 10 is not the high watermark's etl:5
+    assert m.reached_high_watermark(f"{U}:etl:5")
+    assert m.update_window_state(f"{U}:11") is True  # untagged 11 is not in the high watermark: it closes
