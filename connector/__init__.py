@@ -13,6 +13,7 @@ The flow, as the imports run (each arrow is "hands its output to"):
 
     converters/  column type → Connect value, used by events/ per table version
     transforms/  single message transforms and predicates, compiled per schema, run by dispatch/encoder
+    gtids/       GTID sets and MariaDB GTID positions as values (a leaf: binlog, offsets, schema_history use it)
     java/        the JVM's byte-level behaviour (HashMap order, number text, murmur2, serialization)
     config/      Debezium properties → typed Settings, parsed once at the edge; refusals by name
     ops/         metrics, /health, status file
@@ -29,6 +30,7 @@ __all__ = [
     "converters",
     "dispatch",
     "events",
+    "gtids",
     "java",
     "kafka",
     "notifications",

@@ -128,7 +128,7 @@ def cmd_offsets_set(args: argparse.Namespace) -> int:
     """Like Debezium's `set-binlog-position` signal, for a stopped connector: the next start streams from
     FILE:POS (and, on a GTID server, treats GTIDS as already done). The schema history is left as it is."""
     from connector.binlog import connection as dbconn
-    from connector.binlog.gtid import GtidSet
+    from connector.gtids.sets import GtidSet
     from connector.binlog.position import SourceOffset
     from connector.daemon import connection_params, make_offset_store
 

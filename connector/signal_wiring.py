@@ -12,7 +12,7 @@ from typing import Callable
 import pymysql
 
 from connector.binlog import connection as dbconn
-from connector.binlog.gtid import GtidSet
+from connector.gtids.sets import GtidSet
 from connector.binlog.reader import ConnectionParams
 from connector.config.settings import Settings
 from connector.converters.snapshot_conv import pymysql_conversions

@@ -14,7 +14,7 @@ import logging
 import re
 from typing import Any, Callable, Iterable, Mapping
 
-from connector.binlog.gtid import GtidSet, gtid_source
+from connector.gtids.sets import GtidSet, gtid_source
 from schema_history import checkpoint
 from schema_history.changes import TableChangeType
 from schema_history.ddl.filters import DdlFilter

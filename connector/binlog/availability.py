@@ -6,7 +6,7 @@ from __future__ import annotations
 import pymysql
 
 from connector.binlog import connection as dbconn
-from connector.binlog.gtid import MariaGtidPosition
+from connector.gtids.sets import MariaGtidPosition
 from connector.binlog.position import BinlogPosition
 from connector.config.settings import Settings
 

@@ -174,7 +174,7 @@ class _DumpGtidSet:
     sets (`uuid:1-6:etl:1-4`), so the connector's GtidSet encodes it (untagged sets: the same bytes as pmr's)."""
 
     def __init__(self, text: str) -> None:
-        from connector.binlog.gtid import GtidSet
+        from connector.gtids.sets import GtidSet
 
         self._bytes = GtidSet.parse(text).encoded()
 

@@ -48,7 +48,7 @@ def make_history_store(settings: Settings) -> SchemaHistoryStore:
 
 def _gtid_source_predicate(settings: Settings) -> Callable[[str], bool] | None:
     """`gtid.source.includes/excludes` for schema history recovery, or None when every source is followed."""
-    from connector.binlog.gtid import GtidSourceFilter
+    from connector.gtids.sets import GtidSourceFilter
 
     gtid_filter = GtidSourceFilter.from_settings(settings.gtid_source)
     return gtid_filter.accepts if gtid_filter.active else None

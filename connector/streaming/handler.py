@@ -32,7 +32,7 @@ from pymysqlreplication.event import (
 )
 from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateRowsEvent, WriteRowsEvent
 
-from connector.binlog.gtid import GtidSet, GtidSourceFilter, MariaGtidPosition
+from connector.gtids.sets import GtidSet, GtidSourceFilter, MariaGtidPosition
 from connector.binlog.position import SourceOffset, TransactionState
 from connector.binlog.reader import PositionedEvent
 from connector.binlog.rows_decoder import PartialUpdateRowsEvent, RowPair, RowsDecoder, release_raw_bytes

@@ -13,7 +13,7 @@ import pymysql
 
 from connector.binlog import connection as dbconn
 from connector.binlog.availability import mariadb_connect_state, tracks_mariadb_gtids
-from connector.binlog.gtid import GtidSourceFilter
+from connector.gtids.sets import GtidSourceFilter
 from connector.binlog.position import SourceOffset
 from connector.config.settings import Settings
 from connector.config.table_filter import TableFilter

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import pymysql
 
 from connector.binlog import connection as dbconn
-from connector.binlog.gtid import GtidSet, split_gtid
+from connector.gtids.sets import GtidSet, split_gtid
 
 __all__ = ["GtidWatermarks"]
 

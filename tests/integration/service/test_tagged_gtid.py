@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from connector.binlog.gtid import GtidSet
+from connector.gtids.sets import GtidSet
 from tests.conformance.run import default_connector_cmd
 from tests.integration.service.support import connector_config, new_prefix, start_connector
 from tests.support.kafka_dump import consume_all

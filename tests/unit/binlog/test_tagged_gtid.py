@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from connector.binlog.gtid import GtidSet, GtidSourceFilter, split_gtid, varlen_uint
+from connector.gtids.sets import GtidSet, GtidSourceFilter, split_gtid, varlen_uint
 from connector.binlog.tagged_gtid import GTID_TAGGED_LOG_EVENT, TaggedGtidError, decode_tagged_gtid, read_varlen_uint
 
 U, V = "3e11fa47-71ca-11e1-9e33-c80aa9429562", "aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from connector.binlog.gtid import GtidSet
+from connector.gtids.sets import GtidSet
 from snapshot.incremental.read_only import GtidWatermarks
 
 U = "3f1c0000-0000-0000-0000-000000000001"

@@ -10,10 +10,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import Callable, Protocol
 
-if TYPE_CHECKING:  # only a type: this module imports nothing of the connector (schema_history uses it)
-    from connector.config.settings import GtidSourceSettings
+
+class GtidSourceSettings(Protocol):
+    """`gtid.source.*` as connector/config/database_settings.py holds them (declared here: this module imports
+    nothing of the connector, so binlog/, offsets/ and schema_history/ can all use it)."""
+
+    includes: tuple[str, ...]
+    excludes: tuple[str, ...]
+    filter_dml: bool
 
 
 _TAG = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,31}")
