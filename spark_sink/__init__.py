@@ -16,18 +16,43 @@ Typical job::
                                                       batch_id=batch_id)).start()
 """
 
-from spark_sink.applier import ApplyResult, apply_changes
-from spark_sink.connect_schema import ConnectField, from_avro, from_connect_json
-from spark_sink.ddl_schema import schemas_from_history
-from spark_sink.decoder import KAFKA_COLUMNS, META_COLUMNS, TableLayout
-from spark_sink.kafka_source import KafkaDataSource
-from spark_sink.ordering import latest_per_key
-from spark_sink.reader import (DecodeOptions, decode_batch, decode_split, discover_versions,
-                               history_schemas, read_changes, read_kafka, split_records)
-from spark_sink.semantic_types import TimeMode
-from spark_sink.targets import DeltaTarget, ParquetTarget, SparkDeltaTarget, Target, read_current
-from spark_sink.registry import HttpSchemaRegistry, RegistryConfig
-from spark_sink.wire import SchemaRegistry, ValueFormat
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+# Names are imported on first use (PEP 562): Spark's Python workers import spark_sink.kafka_source
+# and must connect back to the JVM within a fixed 10 s; importing the whole package eagerly
+# (applier, sqlglot, ...) took 9 s of that on a loaded 2-core host (issue 25).
+_HOMES = {
+    "spark_sink.applier": ("ApplyResult", "apply_changes"),
+    "spark_sink.connect_schema": ("ConnectField", "from_avro", "from_connect_json"),
+    "spark_sink.ddl_schema": ("schemas_from_history",),
+    "spark_sink.decoder": ("KAFKA_COLUMNS", "META_COLUMNS", "TableLayout"),
+    "spark_sink.kafka_source": ("KafkaDataSource",),
+    "spark_sink.ordering": ("latest_per_key",),
+    "spark_sink.reader": ("DecodeOptions", "decode_batch", "decode_split", "discover_versions", "history_schemas",
+                          "read_changes", "read_kafka", "split_records"),
+    "spark_sink.semantic_types": ("TimeMode",),
+    "spark_sink.targets": ("DeltaTarget", "ParquetTarget", "SparkDeltaTarget", "Target", "read_current"),
+    "spark_sink.registry": ("HttpSchemaRegistry", "RegistryConfig"),
+    "spark_sink.wire": ("SchemaRegistry", "ValueFormat"),
+}
+_MODULE_OF = {name: module for module, names in _HOMES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module 'spark_sink' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_MODULE_OF])
+
 
 __all__ = [
     "ApplyResult", "ConnectField", "DecodeOptions", "DeltaTarget", "HttpSchemaRegistry",

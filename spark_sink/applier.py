@@ -2,15 +2,14 @@
 
 Contract of ``apply_changes`` (call it from ``foreachBatch``):
 
-* Order is ``ordering.CHANGE_ORDER``: the binlog position ``(__source_file, __source_pos,
-  __source_row)``, then the Kafka offset. Within a batch only the last change per key is
-  kept; a duplicate delivered twice (at-least-once) has the same position and the same
-  content, so it changes nothing.
+* Order is ``ordering``'s: the order the connector wrote the changes to Kafka (per key: the
+  offset in its partition), which holds across failovers, re-snapshots and binlog rotations.
+  Within a batch only the last change per key is kept.
 * ``op`` c/u/r upsert, ``d`` deletes (or, with ``soft_delete``, upserts the last image with
   ``__deleted = true``), ``t`` empties the table; only changes after it in the batch remain.
-* Targets store the source-position columns and only let a change replace a row whose stored
-  position is not newer, so applying a batch twice, or an older duplicate later, leaves the
-  table as it was. Columns new in the batch are added to the target.
+* Targets store the Kafka and source-position columns (``ordering.STORED_ORDER``) and only let a
+  change replace a row whose stored position is not newer, so applying a batch twice, or
+  re-reading older records, leaves the table as it was. Columns new in the batch are added.
 """
 
 from __future__ import annotations
@@ -20,11 +19,10 @@ from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Sequence
 
 import orjson
-from pyspark.sql import DataFrame, Window
+from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from spark_sink.decoder import KAFKA_COLUMNS
-from spark_sink.ordering import CHANGE_ORDER, latest_per_key, later_than
+from spark_sink.ordering import STORED_ORDER, latest_per_key, later_than
 from spark_sink.reader import DecodeOptions, decode_split, split_records
 from spark_sink.semantic_types import TimeMode
 from spark_sink.targets import Target, target_for
@@ -133,16 +131,16 @@ def _apply_topic(topic: str, changes: DataFrame, sink: Target, keys: list[str],
     # the batch's last TRUNCATE. A key whose last change precedes it is gone with the
     # truncate; one changed after it keeps its last change: the same rows as taking the last
     # change per key among the changes after the truncate, without a pass to find it first.
-    counted = changes.withColumn(_COUNT, F.count(F.lit(1)).over(Window.partitionBy(*keys)))
-    latest = latest_per_key(counted, keys).persist()
+    latest = latest_per_key(changes, keys, count_as=_COUNT).persist()
     try:
         stats = latest.agg(F.sum(_COUNT).alias("total"), F.max(F.when(
-            F.col("__op") == "t", F.struct(*CHANGE_ORDER))).alias("truncate")).collect()[0]
+            F.col("__op") == "t", F.struct(*STORED_ORDER))).alias("truncate")).collect()[0]
         total, truncate = stats["total"] or 0, stats["truncate"]
         rows = latest.filter(F.col("__op") != "t")
         if truncate is not None:
             rows = rows.filter(later_than(truncate))
-        rows = rows.drop(_COUNT, *KAFKA_COLUMNS.keys())
+        # The Kafka position stays in the table: the merge guard orders later changes against it.
+        rows = rows.drop(_COUNT, "__topic")
         applied = rows.count()
         sink.apply(rows, keys, truncate=truncate is not None, batch_id=batch_id, soft_delete=soft_delete,
                    changes=changes)

@@ -29,6 +29,7 @@ from spark_sink.applier import apply_changes
 from spark_sink.reader import DecodeOptions, history_schemas, read_kafka
 from spark_sink.registry import RegistryConfig
 from spark_sink.semantic_types import TimeMode
+from spark_sink.session import SHUFFLE_PARTITIONS, mirror_session
 from spark_sink.targets import DeltaTarget, ParquetTarget, SparkDeltaTarget, Target
 from spark_sink.wire import ValueFormat
 
@@ -80,18 +81,30 @@ def build_parser() -> argparse.ArgumentParser:
                    help="process what is available in micro-batches (--max-offsets-per-trigger), then stop")
     p.add_argument("--kafka-option", action="append", default=[], metavar="KEY=VALUE",
                    help="librdkafka / Kafka consumer property (repeatable)")
+    p.add_argument("--master", help="Spark master when the mirror starts Spark itself (default local[*]; "
+                                    "ignored under spark-submit, which sets its own)")
+    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                   help="Spark property, as spark-submit's --conf (repeatable); wins over the local-mode "
+                        "defaults (spark.sql.shuffle.partitions = cores)")
     return p
+
+
+def _pairs(values: Sequence[str], flag: str) -> dict[str, str]:
+    bad = [v for v in values if "=" not in v]
+    if bad:
+        raise SystemExit(f"{flag} takes KEY=VALUE, got {bad[0]!r}")
+    return dict(v.split("=", 1) for v in values)
 
 
 def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    spark = spark or SparkSession.builder.appName("binlog-cdc mirror").getOrCreate()
+    spark_conf = _pairs(args.conf, "--conf")
     decode = DecodeOptions(value_format=args.value_format, schema_registry_url=args.schema_registry_url,
-                           registry_options=dict(kv.split("=", 1) for kv in args.schema_registry_option),
+                           registry_options=_pairs(args.schema_registry_option, "--schema-registry-option"),
                            time_mode=TimeMode.MICROS)
     make_target = _TARGETS[args.format]
-    kafka_options = dict(kv.split("=", 1) for kv in args.kafka_option)
+    kafka_options = _pairs(args.kafka_option, "--kafka-option")
 
     if args.value_format is ValueFormat.JSON_SCHEMALESS and not args.schema_change_topic:
         raise SystemExit("--value-format json-schemaless needs --schema-change-topic")
@@ -100,6 +113,9 @@ def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -
             RegistryConfig.parse(decode.registry_settings())
         except ValueError as bad:
             raise SystemExit(f"--value-format avro: {bad} (--schema-registry-url, --schema-registry-option)")
+    spark = spark or mirror_session(args.master, spark_conf)
+    logger.info("Spark %s, master %s, %s=%s", spark.version, spark.sparkContext.master, SHUFFLE_PARTITIONS,
+                spark.conf.get(SHUFFLE_PARTITIONS))
 
     def apply(batch: DataFrame, batch_id: int) -> None:
         options = decode

@@ -10,7 +10,7 @@
   atomically replacing a pointer file; read it with ``read_current``.
 
 All three keep ``META_COLUMNS`` in the table and order changes as ``ordering`` defines: a change
-replaces a stored row only if its binlog position is not older than the row's.
+replaces a stored row only if it is not older than the row's (Kafka order as written).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from spark_sink.merge_sql import SOURCE_ALIAS, TARGET_ALIAS, merge_plan, merge_statement
-from spark_sink.ordering import SOURCE_POSITION, latest_per_key
+from spark_sink.ordering import latest_per_key
 
 __all__ = ["Target", "DeltaTarget", "SparkDeltaTarget", "ParquetTarget", "target_for", "read_current"]
 
@@ -145,7 +145,7 @@ class ParquetTarget:
         if previous is not None and not truncate:
             old = spark.read.parquet(str(self.root / "current" / f"v={previous}")).withColumn(_INCOMING, F.lit(0))
             state = old.unionByName(state, allowMissingColumns=True)
-        state = latest_per_key(state, keys, order=(*SOURCE_POSITION, _INCOMING)).drop(_INCOMING)
+        state = latest_per_key(state, keys, tie=_INCOMING).drop(_INCOMING)
         if not soft_delete:
             state = state.filter(F.col("__op") != "d")
         out = self.root / "current" / f"v={version}"

@@ -14,36 +14,14 @@ from tests.integration.pipeline.test_restart import Writer, _first_difference
 from tests.integration.service.support import connector_config, new_prefix, start_connector
 from tests.support.waiting import wait_until
 from tests.support.kafka_dump import consume_all
+from tests.support.mariadb_replication import MariaDBReplica as _Replica
+from tests.support.mariadb_replication import gtid_pos as _gtid_pos
+from tests.support.mariadb_replication import start_replication as _start_replication
 from tests.support.servers import MariaDBServer, Profile
 
 pytestmark = pytest.mark.timeout(300)
 
 MARIADB_CONNECTOR = "io.debezium.connector.mariadb.MariaDbConnector"
-
-
-class _Replica(MariaDBServer):
-    """A MariaDB replica: its own binlog base name, server_id 2, replicated transactions logged."""
-
-    binlog_basename = "replica-bin"
-
-    def _write_cnf(self) -> None:
-        super()._write_cnf()
-        text = self.cnf.read_text().replace("server_id=1\n", "server_id=2\n")
-        self.cnf.write_text(text + "log_slave_updates=ON\ngtid_strict_mode=ON\n")
-
-
-def _gtid_pos(server) -> str:
-    return str(server.query("SELECT @@GLOBAL.gtid_binlog_pos")[0][0])
-
-
-def _start_replication(source: MariaDBServer, replica: MariaDBServer) -> None:
-    # Each server created its own users at start-up; the replica starts from the source's current position.
-    source.run_sql("SET GLOBAL gtid_strict_mode = ON")
-    replica.run_sql(
-        "STOP SLAVE; RESET SLAVE ALL; RESET MASTER; "
-        f"SET GLOBAL gtid_slave_pos = '{_gtid_pos(source)}'; "
-        f"CHANGE MASTER TO MASTER_HOST='127.0.0.1', MASTER_PORT={source.port}, MASTER_USER='{source.user}', "
-        f"MASTER_PASSWORD='{source.password}', MASTER_USE_GTID=slave_pos; START SLAVE")
 
 
 def _new_commit(workdir, previous: dict) -> dict | None:
