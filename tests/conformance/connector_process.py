@@ -31,9 +31,12 @@ class ConnectorProcess:
         self.status_file = status_file
         self.log_file = log_file
         self._proc: subprocess.Popen | None = None
+        self._log_start = 0
 
     def start(self) -> "ConnectorProcess":
         self.status_file.unlink(missing_ok=True)
+        # Several runs may append to one log: run_log() is this run's part.
+        self._log_start = self.log_file.stat().st_size if self.log_file.exists() else 0
         with open(self.log_file, "ab") as log:
             self._proc = subprocess.Popen(self.cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                           start_new_session=True)
@@ -52,6 +55,15 @@ class ConnectorProcess:
     def log_tail(self, lines: int = 25) -> str:
         try:
             return "".join(self.log_file.read_text(encoding="utf-8", errors="replace").splitlines(True)[-lines:])
+        except OSError:
+            return "(no log)"
+
+    def run_log(self) -> str:
+        """Everything this run logged (not a fixed number of last lines: a loaded machine logs more retries)."""
+        try:
+            with open(self.log_file, "rb") as log:
+                log.seek(self._log_start)
+                return log.read().decode("utf-8", errors="replace")
         except OSError:
             return "(no log)"
 

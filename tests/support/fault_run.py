@@ -81,7 +81,7 @@ def committed_ends(bootstrap: str, topics: list[str], since: dict[tuple[str, int
     """Next offset after the last record a read_committed consumer sees now, per single-partition topic,
     reading on from `since`."""
     ends = {(t, 0): since.get((t, 0), 0) for t in topics}
-    for r in consume_all(bootstrap, {t: 1 for t in topics}, timeout=30, start=ends):
+    for r in consume_all(bootstrap, {t: 1 for t in topics}, timeout=120, start=ends):
         ends[(r.topic, r.partition)] = max(ends[(r.topic, r.partition)], r.offset + 1)
     return ends
 

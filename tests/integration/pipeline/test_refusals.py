@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import time
 import uuid
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from tests.conformance.config import write_properties
 from tests.conformance.connector_process import ConnectorProcess
 from tests.conformance.run import default_connector_cmd
 from tests.support.connector_config import connector_properties
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -54,21 +54,26 @@ def test_purged_position_is_refused_and_names_when_needed(mariadb, broker, uniqu
     config = tmp_path / "c.properties"
     write_properties(config, _props(mariadb, broker, "p" + uuid.uuid4().hex[:6], tmp_path, database))
     proc = ConnectorProcess(list(default_connector_cmd()), config, tmp_path / "s.json", tmp_path / "c.log").start()
-    proc.wait_streaming(60)
+    proc.wait_streaming(120)
     assert proc.stop() == 0
     stored = json.loads(subprocess.run([*default_connector_cmd(), "offsets", "show", str(config)],
                                        capture_output=True, text=True, check=True).stdout)[0]["value"]
     mariadb.run_sql("FLUSH BINARY LOGS; FLUSH BINARY LOGS;")
-    newest = mariadb.query("SHOW BINARY LOGS")[-1][0]
     # A dump thread whose client is gone still pins its binlog file until the server notices.
     mariadb._kill_dump_threads()
     # MariaDB keeps a file until InnoDB's binlog checkpoint has moved past it: retry for a while.
-    deadline = time.monotonic() + 30
-    while stored["file"] in [row[0] for row in mariadb.query("SHOW BINARY LOGS")]:
-        assert time.monotonic() < deadline, "PURGE BINARY LOGS did not remove the stored binlog file"
-        mariadb.run_sql(f"FLUSH BINARY LOGS; PURGE BINARY LOGS TO '{newest}';")
-        newest = mariadb.query("SHOW BINARY LOGS")[-1][0]
-        time.sleep(0.5)
+
+    def binlogs() -> list[str]:
+        return [row[0] for row in mariadb.query("SHOW BINARY LOGS")]
+
+    def purged() -> bool:
+        if stored["file"] not in binlogs():
+            return True
+        mariadb.run_sql(f"FLUSH BINARY LOGS; PURGE BINARY LOGS TO '{binlogs()[-1]}';")
+        return stored["file"] not in binlogs()
+
+    wait_until(purged, 120, f"PURGE BINARY LOGS to remove the stored binlog file {stored['file']}", interval=0.5,
+               state=binlogs)
     result = _run_once(config)
     assert result.returncode == 2, result.stderr[-2000:]
     assert "no longer on the server" in result.stderr

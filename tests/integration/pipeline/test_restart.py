@@ -71,7 +71,7 @@ def test_sigterm_restarts_mid_stream_lose_and_repeat_nothing(server_name, reques
 
     def start() -> ConnectorProcess:
         proc = ConnectorProcess(cmd, config, tmp_path / "status.json", tmp_path / "connector.log").start()
-        proc.wait_streaming(60)
+        proc.wait_streaming(120)
         return proc
 
     proc = start()

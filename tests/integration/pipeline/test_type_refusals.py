@@ -45,7 +45,7 @@ def test_compressed_columns_stop_streaming_with_the_fix_named(broker, tmp_path):
         write_properties(config, connector_properties(tmp_path, server, broker, "zdb", "z" + uuid.uuid4().hex[:6]))
         proc = ConnectorProcess(list(default_connector_cmd()), config, tmp_path / "s.json", tmp_path / "c.log").start()
         try:
-            proc.wait_streaming(60)  # the snapshot reads the decompressed text over SQL
+            proc.wait_streaming(120)  # the snapshot reads the decompressed text over SQL
             server.run_sql("INSERT INTO z VALUES (2, 'x');", database="zdb")
             rc = proc.wait_exit(60)
         finally:

@@ -160,7 +160,7 @@ def test_run_snapshots_and_streams_over_verified_tls(tls_server, pki, broker, tm
     proc = start_connector(tmp_path, config, timeout=120)
     try:
         tls_server.run_sql("INSERT INTO tls.t VALUES (100, 'streamed'); DELETE FROM tls.t WHERE id = 100;")
-        proc.wait_caught_up(tls_server.binlog_position(), quiet_ms=300, timeout=60)
+        proc.wait_caught_up(tls_server.binlog_position(), quiet_ms=300, timeout=120)
     finally:
         assert proc.stop() == 0, proc.log_tail()
     ops = [json.loads(r.value)["payload"]["op"] for r in consume_all(broker.bootstrap_servers, {topic: 1})

@@ -21,7 +21,7 @@ def new_prefix(tag: str) -> str:
     return f"{tag}{uuid.uuid4().hex[:8]}"
 
 
-def start_connector(workdir: Path, config: Path, timeout: float = 60) -> ConnectorProcess:
+def start_connector(workdir: Path, config: Path, timeout: float = 120) -> ConnectorProcess:
     proc = ConnectorProcess(list(default_connector_cmd()), config, workdir / "status.json",
                             workdir / "connector.log").start()
     proc.wait_streaming(timeout)

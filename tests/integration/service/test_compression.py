@@ -76,7 +76,7 @@ def test_compressed_transaction_streams_and_resumes_inside_the_payload(mysql, br
     proc = start_connector(tmp_path, config)
     writer = _compressed_session(mysql, database)
     _run(writer, STATEMENTS)
-    proc.wait_caught_up(mysql.binlog_position(), quiet_ms=500, timeout=60)
+    proc.wait_caught_up(mysql.binlog_position(), quiet_ms=500, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
 
     records = consume_all(broker.bootstrap_servers, {topic: 1, tx_topic: 1})
@@ -108,7 +108,7 @@ def test_compressed_transaction_streams_and_resumes_inside_the_payload(mysql, br
     proc = start_connector(tmp_path, config)
     _run(writer, (LAST,))
     writer.close()
-    proc.wait_caught_up(mysql.binlog_position(), quiet_ms=500, timeout=60)
+    proc.wait_caught_up(mysql.binlog_position(), quiet_ms=500, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
 
     records = consume_all(broker.bootstrap_servers, {topic: 1, tx_topic: 1})

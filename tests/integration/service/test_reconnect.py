@@ -51,7 +51,7 @@ def test_kill_connection_of_the_dump_thread_loses_and_repeats_nothing(server_nam
         for _ in range(4):
             time.sleep(random.uniform(0.3, 0.8))
             # The connector reconnects after a backoff: kill its next connection once it is there.
-            kills += wait_until(lambda: kill_dump_threads(server, server.user), 20, "a binlog dump thread")
+            kills += wait_until(lambda: kill_dump_threads(server, server.user), 120, "a binlog dump thread")
         writer.finish()
         assert kills >= 4
         proc.wait_caught_up(server.binlog_position(), quiet_ms=1000, timeout=120)
