@@ -19,7 +19,7 @@ The flow, as the imports run (each arrow is "hands its output to"):
 
 The coordinator (`coordinator`) decides how to start (snapshot/start_decision.py), runs the initial
 snapshot, then streaming, runs ad hoc snapshots beside streaming and pauses streaming for blocking ones.
-The root keeps only the composition root (`daemon`), the coordinator, the command line (`cli`), the
+The root keeps only the composition root (`daemon`, with `signal_wiring`), the coordinator, the command line (`cli`), the
 error tree (`errors`) and shutdown (`shutdown`).
 """
 

@@ -15,7 +15,7 @@ from typing import Any, Callable
 import pymysql
 
 from connector.binlog import connection as dbconn
-from connector.binlog.availability import ServerStart
+from connector.streaming.server_start import ServerStart
 from connector.binlog.position import SourceOffset
 from connector.binlog.reader import ConnectionParams
 from connector.binlog.tls import database_tls
@@ -32,7 +32,7 @@ from connector.dispatch.encode_pool import EncodePool
 from connector.dispatch.encoder import RecordEncoder, Transforms
 from connector.events.records import HeaderFormat
 from connector.transforms import build_chain
-from connector.dispatch.filters import ColumnFilter, TableFilter
+from connector.config.table_filter import ColumnFilter, TableFilter
 from connector.errors import ServerSetupError, Where
 from connector.events.table_schema import TableSchemaBuilder, message_key_columns, source_type_propagation
 from connector.kafka.ack_poller import AckPoller
@@ -50,9 +50,10 @@ from connector.schema.live import LiveSchema
 from connector.schema.tracker import build_schema_tracker
 from connector.shutdown import ShutdownToken
 from connector.notifications.service import InitialNotifications, Notifier, build_notifier
-from connector.signals.wiring import signal_emitter
+from connector.signal_wiring import signal_emitter
 from connector.streaming.loop import EventReader
 from connector.streaming.source import BinlogStreamingSource
+from connector.transforms.config import transform_settings
 from schema_history.model import TableId
 from snapshot.initial import InitialSnapshot, SnapshotOptions, SnapshotSource, SnapshotStart
 from snapshot.metrics import SnapshotMetrics
@@ -148,7 +149,7 @@ def value_settings(settings: Settings) -> ValueSettings:
 class Daemon:
     def __init__(self, loaded: LoadedConfig, token: ShutdownToken, status_path: Path | None = None) -> None:
         self.loaded = loaded
-        self.settings = loaded.settings()
+        self.settings = loaded.settings(transform_settings)
         self.token = token
         self.status = StatusFile(status_path)
         self.phase = "starting"
@@ -326,7 +327,7 @@ def snapshot_queries(settings: Settings) -> SnapshotQueries:
 
 def snapshot_remainder(settings: Settings, schema: Any, table_filter: TableFilter) -> SnapshotRemainder | None:
     """How an interrupted initial snapshot's remainder is read: as an incremental snapshot, which needs watermarks
-    in a signal table the connector writes (connector/signals/wiring.py); None when there is none (the snapshot starts over)."""
+    in a signal table the connector writes (connector/signal_wiring.py); None when there is none (the snapshot starts over)."""
     sig = settings.signals
     if sig.data_collection is None or "source" not in sig.channels or sig.read_only:
         return None

@@ -44,7 +44,7 @@ import pymysql
 
 from connector.binlog.position import SourceOffset
 from connector.config.modes import SnapshotLockingMode
-from connector.dispatch.filters import TableFilter
+from connector.config.table_filter import TableFilter
 from connector.java.collection_order import hash_set_order
 from schema_history.model import TableId
 from snapshot.emitter import SnapshotEmitter

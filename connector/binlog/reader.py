@@ -159,6 +159,9 @@ class PositionedEvent:
     # An event from inside a TRANSACTION_PAYLOAD (compressed transaction): it has no position of its own, so
     # start/next_pos are the payload event's. The payload event itself follows its inner events.
     inner: bool = False
+    # Sent by the server for the dump, not read from the binlog at a position (log_pos 0): the file's
+    # FORMAT_DESCRIPTION that opens every connection, whose time is when the file was created.
+    artificial: bool = False
 
 
 class _AnnotatingConnection(pymysql.connections.Connection):
@@ -280,7 +283,8 @@ class BinlogReader:
                 except PayloadError as exc:
                     raise PayloadError(f"{exc} (TRANSACTION_PAYLOAD event at {self.file}:{start}; see it with "
                                        f"mysqlbinlog --start-position={start} {self.file})") from None
-            yield PositionedEvent(event, self.file, start, self.next_pos, event.timestamp, packet.server_id)
+            yield PositionedEvent(event, self.file, start, self.next_pos, event.timestamp, packet.server_id,
+                                  artificial=not log_pos)
 
     def socket(self) -> Any:
         """The replication connection's socket (None before open and after close)."""

@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from connector.serde.cloudevents import CLOUDEVENTS_CONVERTER, cloudevents_options
+from connector.config.cloudevents_options import CLOUDEVENTS_CONVERTER, cloudevents_options
 from connector.config.fields import BY_NAME, is_known
 from connector.config.registry import RegistryAccess, format_option_problems, registry_access, without_userinfo
 from connector.config.secret import is_sensitive
 from connector.config.refusals import is_refused_name
 from connector.config.typos import is_user_named, likely_typo
-from connector.config.settings import KafkaSettings, Settings, build_settings
+from connector.config.settings import KafkaSettings, Settings, TransformCheck, build_settings
 from connector.errors import ConfigError
 
 SOURCE_PREFIX = "debezium.source."
@@ -38,11 +38,13 @@ class LoadedConfig:
     warnings: list[str] = field(default_factory=list)
     default_offsets_file: str | None = None
 
-    def settings(self) -> Settings:
-        """The typed settings; misspelled property names are reported with every other problem."""
+    def settings(self, transform_check: TransformCheck) -> Settings:
+        """The typed settings; misspelled property names are reported with every other problem. `transform_check`
+        is connector.transforms.config.transform_settings, handed in so that config/ does not import the transform
+        catalog (which imports events/, which imports config/)."""
         typos = typo_problems(self.source)
         try:
-            settings = build_settings(self.source, self.kafka, self.default_offsets_file)
+            settings = build_settings(self.source, self.kafka, self.default_offsets_file, transform_check)
         except ConfigError as exc:
             raise ConfigError(typos + exc.problems) from None
         if typos:

@@ -19,7 +19,7 @@ from connector.config.modes import Operation
 from connector.config.settings import Settings
 from connector.dispatch.encode_pool import EncodePool
 from connector.dispatch.encoder import RecordEncoder, Transforms
-from connector.dispatch.filters import TableFilter
+from connector.config.table_filter import TableFilter
 from connector.dispatch.schema_changes import SchemaChanges, SchemaTracker, truncated_table
 from connector.dispatch.pipelined_sender import PipelinedSender
 from connector.dispatch.row_records import VALUE_FAILURES, event_headers, failed_row, planned_rows, row_values

@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from connector.config.settings import HISTORY_FILE, HISTORY_KAFKA, Settings
 from connector.errors import SchemaError, Where
-from connector.dispatch.filters import TableFilter
+from connector.config.table_filter import TableFilter
 from connector.kafka.writer import build_producer_config, connection_config
 from connector.schema.live import LiveSchema, shape_ddl_table
 from schema_history.changes import SchemaChange

@@ -126,6 +126,15 @@ class IncrementalSnapshot:
         if not was_running:
             self.read_chunk()
 
+    def continue_running(self) -> None:
+        """At start, when the stored offset says a snapshot is running: as Debezium's init, it counts as started
+        (SnapshotRunning, the status file's snapshot block) and continues with its next chunk."""
+        if not self.context.running:
+            return
+        self._metrics.started()
+        self._metrics.tables([c.table for c in self.context.collections])
+        self.read_chunk()
+
     def open_window(self, signal_id: str) -> None:
         if self.context.expects(signal_id):
             self.context.window_open = True

@@ -1,5 +1,5 @@
 """MariaDB column types that Debezium 3.6.3 cannot capture are refused, with a message naming the table and
-the fix (README "Known differences from Debezium"):
+the fix (docs/DIFFERENCES.md):
 - INET4 / INET6 / UUID: Debezium's MySQL DDL grammar rejects them ("mismatched input 'inet4'"), so its
   snapshot aborts; ours stops on the same CREATE TABLE;
 - COMPRESSED columns: the snapshot works (the server decompresses), but neither binlog decoder can read

@@ -24,6 +24,7 @@ from tests.support.connector_config import connector_properties
 from tests.support.kafka_dump import consume_all
 from tests.integration.security.conftest import NoBroker, serve
 from tests.support.servers import DatabaseServer, MariaDBServer
+from connector.transforms.config import transform_settings
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -84,7 +85,7 @@ def test_modes_on_the_control_and_binlog_connections(tls_server, pki, tmp_path):
         else:
             assert_refused(result, f"database.ssl.mode={mode}", f"127.0.0.1:{tls_server.port}")
         # The binlog stream (and the library's control connection) must behave the same.
-        params = connection_params(load_config(str(config)).settings())
+        params = connection_params(load_config(str(config)).settings(transform_settings))
         file, pos = tls_server.binlog_position()
         reader = BinlogReader(params, 9000 + CASES.index((served, mode, ca, accepted)), BinlogPosition(file, pos))
         try:

@@ -1,5 +1,7 @@
-"""Builds what signals need around the dispatcher when streaming starts: the channels, the incremental snapshot
-(snapshot/incremental/) and the blocking snapshot (snapshot/blocking.py), behind a `SignalingEmitter`."""
+"""Part of the composition root (daemon.py): builds what signals need around the dispatcher when streaming starts:
+the channels, the incremental snapshot (snapshot/incremental/) and the blocking snapshot (snapshot/blocking.py),
+behind a `SignalingEmitter`. It lives beside daemon.py, not in signals/, because it imports snapshot/, which only
+the root may."""
 
 from __future__ import annotations
 
@@ -107,9 +109,8 @@ def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dis
         if engine is not None:
             engine.connect()  # at start, as Debezium's connection (thread ids come in the same order)
             if engine.context.running:
-                # As Debezium's init: a snapshot the stored offset says is running continues with its next chunk.
                 log.info("incremental snapshot in progress: reading its next chunk")
-                engine.read_chunk()
+                engine.continue_running()
         return emitter
 
     return wrap
