@@ -14,7 +14,6 @@ import logging
 import re
 from typing import Any, Callable, Iterable, Mapping
 
-from connector.binlog.gtid import GtidSet, gtid_source
 from schema_history import checkpoint
 from schema_history.changes import TableChangeType
 from schema_history.ddl.filters import DdlFilter
@@ -27,6 +26,23 @@ log = logging.getLogger(__name__)
 
 
 # -- GTID sets ---------------------------------------------------------------------------------
+
+def _mysql_gtids(text: str) -> dict[str, list[tuple[int, int]]]:
+    """`uuid:1-5:etl:1-2,...` -> {"uuid": [(1, 5)], "uuid:etl": [(1, 2)]}: per source UUID and tag (MySQL 8.3+),
+    as connector/binlog/gtid.py's GtidSet keys them (schema_history may not import connector.binlog)."""
+    out: dict[str, list[tuple[int, int]]] = {}
+    for part in re.split(r",\s*", text.strip()):
+        uuid, *tokens = part.split(":") if part else [""]
+        key = uuid.strip().lower()
+        for token in tokens:
+            token = token.strip()
+            if token[:1].isdigit():
+                lo, _, hi = token.partition("-")
+                out.setdefault(key, []).append((int(lo), int(hi or lo)))
+            else:
+                key = f"{uuid.strip().lower()}:{token.lower()}"  # a tag: the intervals after it are its own
+    return out
+
 
 def _mariadb_gtids(text: str) -> dict[int, tuple[int, int]]:
     out: dict[int, tuple[int, int]] = {}
@@ -46,13 +62,19 @@ def gtid_set_contained(recorded: str, desired: str) -> bool:
     if _is_mariadb(recorded) and _is_mariadb(desired):
         want = _mariadb_gtids(desired)
         return all(d in want and seq <= want[d][1] for d, (_, seq) in _mariadb_gtids(recorded).items())
-    return GtidSet.parse(recorded).is_subset_of(GtidSet.parse(desired))
+    have, want = _mysql_gtids(recorded), _mysql_gtids(desired)
+    for key, intervals in have.items():
+        for lo, hi in intervals:
+            if not any(wlo <= lo and hi <= whi for wlo, whi in want.get(key, [])):
+                return False
+    return True
 
 
 def _same_gtids(a: str, b: str) -> bool:
     if _is_mariadb(a) and _is_mariadb(b):
         return _mariadb_gtids(a) == _mariadb_gtids(b)
-    return GtidSet.parse(a) == GtidSet.parse(b)
+    norm = lambda t: {u: sorted(iv) for u, iv in _mysql_gtids(t).items()}  # noqa: E731
+    return norm(a) == norm(b)
 
 
 def _int(doc: Mapping[str, Any], key: str, default: int) -> int:
@@ -78,7 +100,7 @@ def _gtid_source(part: str) -> str:
     MySQL `uuid:1-5` (or tagged `uuid:1-5:etl:1-2`), the `domain-server` of a MariaDB `domain-server-seq`."""
     part = part.strip()
     if ":" in part:
-        return gtid_source(part)
+        return part.split(":", 1)[0].strip()
     return part.rpartition("-")[0]
 
 

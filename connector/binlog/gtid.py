@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
 
-if TYPE_CHECKING:  # only a type: this module imports nothing of the connector (schema_history uses it)
-    from connector.config.settings import GtidSourceSettings
+if TYPE_CHECKING:  # only a type
+    from connector.config.database_settings import GtidSourceSettings
 
 
 _TAG = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,31}")

@@ -98,13 +98,13 @@ def test_a_misspelt_property_stops_the_start_naming_the_property_meant(tmp_path,
     loaded = load_config(write(tmp_path, SERVER + f"debezium.source.{typo}=x\n"), environ={})
     assert not any(typo in w for w in loaded.warnings)
     with pytest.raises(ConfigError, match=re.escape(f"unknown property {typo}; did you mean {meant}?")):
-        loaded.settings()
+        loaded.settings(transform_settings)
 
 
 def test_a_misspelt_property_is_reported_with_the_other_problems(tmp_path):
     text = SERVER + "debezium.source.tabel.include.list=x\ndebezium.source.snapshot.mode=bogus\n"
     with pytest.raises(ConfigError) as info:
-        load_config(write(tmp_path, text), environ={}).settings()
+        load_config(write(tmp_path, text), environ={}).settings(transform_settings)
     assert "tabel.include.list" in str(info.value) and "snapshot.mode" in str(info.value)
     assert len(info.value.problems) >= 2
 
