@@ -66,10 +66,12 @@ def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dis
     conv = pymysql_conversions()
 
     def connect_signal_db() -> pymysql.connections.Connection:
-        # In the signal table's database, as Debezium's connection is after its snapshot's `USE`: MySQL logs
-        # the session's database in each watermark transaction's BEGIN, so binlog positions match Debezium's.
+        # In the database Debezium's connection is in: it writes watermarks on the connection its snapshot ran on,
+        # after the snapshot's last `USE` (the last database read, not the signal table's), with none if no
+        # snapshot ran. MySQL logs the session's database in each watermark transaction's BEGIN, so every later
+        # binlog position depends on it (issue 24: 5 bytes per watermark with two databases). Names are qualified.
         assert signal_table is not None
-        return dbconn.connect(params, signal_table.database, autocommit=False, conv=conv,
+        return dbconn.connect(params, dispatcher.snapshot_session_database, autocommit=False, conv=conv,
                               init_command="SET time_zone='+00:00'")
 
     def connect_snapshot() -> pymysql.connections.Connection:

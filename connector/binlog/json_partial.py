@@ -11,7 +11,7 @@ bit per JSON column of the table (table order, present or not): 1 = that column 
 value (length-encoded length + binary JSON).
 
 Documents are changed in their rendered text (json_binary.py's, Debezium's spelling): parsed keeping each number's
-digits, changed, and rendered again (json_type.render_binary_json) with object keys in MySQL's binary order (shorter keys first, then by bytes),
+digits, changed, and rendered again with object keys in MySQL's binary order (shorter keys first, then by bytes),
 which is the order a full image of the changed document has.
 """
 
@@ -23,9 +23,8 @@ import struct
 from decimal import Decimal
 from typing import Any
 
-from connector.binlog.json_binary import render_json_binary
+from connector.binlog.json_binary import _string, render_json_binary
 from connector.binlog.table_map_cache import _length_coded as _length_encoded
-from connector.converters.json_type import render_binary_json
 
 __all__ = ["JsonDiffError", "apply_json_diffs", "read_json_diffs"]
 
@@ -127,6 +126,20 @@ def _apply(doc: Any, operation: int, legs: list[str | int], value: Any) -> Any:
     return doc
 
 
+def _render(value: Any) -> str:
+    """json_binary's spelling of a parsed document. (connector/converters/json_type.py renders python-mysql-
+    replication's objects the same way, but connector.binlog may not import connector.converters.)"""
+    if isinstance(value, dict):
+        return "{" + ",".join(_string(k) + ":" + _render(v) for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_render(v) for v in value) + "]"
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    if isinstance(value, str):
+        return _string(value)
+    return "null" if value is None else "true" if value is True else "false"
+
+
 def apply_json_diffs(before: str | None, diffs: list[tuple[int, str, str | None]]) -> str:
     """The document after the diffs, in json_binary's spelling. `before` is the before image's rendered document."""
     if before is None:
@@ -135,4 +148,4 @@ def apply_json_diffs(before: str | None, diffs: list[tuple[int, str, str | None]
     doc = _parse(before)
     for operation, path, value in diffs:
         doc = _apply(doc, operation, _path_legs(path), None if value is None else _parse(value))
-    return render_binary_json(doc)
+    return _render(doc)

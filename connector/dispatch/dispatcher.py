@@ -86,6 +86,9 @@ class Dispatcher:
                                              self._context_headers,
                                              include_schema_changes=settings.events.include_schema_changes,
                                              clock_ns=clock_ns)
+        # The database the snapshot's schema records last `USE`d: Debezium runs those statements on the connection
+        # it later writes incremental-snapshot watermarks on (connector/signals/wiring.py); None: no snapshot ran.
+        self.snapshot_session_database: str | None = None
         # The snapshot hands the same offset object with every row of a table read: its map is built once.
         self._offset_map: tuple[SourceOffset | None, dict[str, Any]] = (None, {})
         # The last row's table version and what its rows need: (Table, TableSchema, topic, `db.table`, columns).
@@ -248,6 +251,8 @@ class Dispatcher:
 
     # ---------------------------------------------------------------- schema
     def schema_statement(self, database: str, ddl: str, source: EventSource, offset: SourceOffset) -> None:
+        if ddl.startswith("USE "):
+            self.snapshot_session_database = database
         self._schema_changes.apply(ddl, database, source, offset, snapshot=True)
 
     def ddl(self, statement: str, database: str, source: EventSource, offset: SourceOffset) -> None:
