@@ -21,7 +21,7 @@ from connector.config import load_config
 from connector.config.fields import is_known
 from connector.config.loaders import env_to_properties
 from connector.config.settings import HISTORY_KAFKA, OFFSETS_FILE
-from tests.containers.connector_process import binlog_cdc_executable
+from tests.support.connector_process import default_connector_cmd
 from tests.containers.inventory import (APPLICATION_PROPERTIES, BUILD_STEPS, COMPOSE_FILE, CONNECTOR_PASSWORD,
                                         CONNECTOR_USER, DOCKERFILE, HEALTHCHECK, INIT_DIR, MY_CNF, REPO)
 from connector.transforms.config import transform_settings
@@ -142,7 +142,7 @@ def test_cmd_status_file_healthcheck_and_volume_agree(runtime: Stage) -> None:
 def test_the_cli_accepts_the_image_command() -> None:
     if importlib.util.find_spec("connector.cli") is None:
         pytest.skip("connector/cli.py does not exist yet: the image's ENTRYPOINT cannot be checked")
-    exe = binlog_cdc_executable()
+    exe = default_connector_cmd()[0]
     top = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=60)
     assert top.returncode == 0, top.stderr
     run = subprocess.run([exe, "run", "--help"], capture_output=True, text=True, timeout=60)

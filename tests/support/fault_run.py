@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tests.conformance.config import KAFKA_OFFSETS, write_properties
-from tests.conformance.connector_process import ConnectorProcess
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import ConnectorProcess
+from tests.support.connector_process import default_connector_cmd
 from tests.integration.service.support import kill_dump_threads, restart_in_place, wait_until
 from tests.support.connector_config import connector_properties
 from tests.support.dbserver import DBZ_USER

@@ -17,7 +17,7 @@ from connector.config.loaders import load_config
 from connector.daemon import connection_params
 from connector.errors import ServerSetupError
 from tests.conformance.config import write_properties
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import default_connector_cmd
 from tests.integration.service.support import new_prefix, start_connector
 from tests.support.certs import TestPki
 from tests.support.connector_config import connector_properties

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conformance.config import write_properties
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import default_connector_cmd
 from tests.integration.security.conftest import serve
 from tests.integration.service.support import metrics_port, new_prefix, scrape, start_connector
 from tests.support.connector_config import connector_properties

@@ -6,8 +6,8 @@ import uuid
 from pathlib import Path
 from typing import Callable
 
-from tests.conformance.connector_process import ConnectorProcess
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import ConnectorProcess
+from tests.support.connector_process import default_connector_cmd
 from tests.support.connector_config import write_connector_config
 from tests.support.ports import free_port
 from tests.support.waiting import wait_until

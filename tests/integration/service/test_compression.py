@@ -17,7 +17,7 @@ import pytest
 
 from connector.config.loaders import load_config
 from connector.daemon import make_offset_store
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import default_connector_cmd
 from tests.integration.service.support import connector_config, new_prefix, start_connector
 from tests.support.kafka_dump import consume_all
 from connector.transforms.config import transform_settings

@@ -96,7 +96,7 @@ def test_server_id_of_a_registered_replica_is_refused(broker, tmp_path):
     every reconnect: it refuses to start, naming the property."""
     import subprocess
 
-    from tests.conformance.run import default_connector_cmd
+    from tests.support.connector_process import default_connector_cmd
 
     with MariaDBServer(tmp_path / "source", profile=Profile.DEFAULTS) as source, \
             _Replica(tmp_path / "replica", profile=Profile.DEFAULTS) as replica:

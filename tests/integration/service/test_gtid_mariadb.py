@@ -82,7 +82,7 @@ def _purge_all_but_current(server) -> None:
 def test_purged_file_resumes_by_gtid_unless_unseen_transactions_were_purged(own_server, broker, tmp_path):
     import subprocess
 
-    from tests.conformance.run import default_connector_cmd
+    from tests.support.connector_process import default_connector_cmd
 
     server = own_server
     server.run_sql("CREATE DATABASE pdb; CREATE TABLE pdb.t (id INT PRIMARY KEY)")

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.conformance.connector_process import binlog_key
+from tests.support.connector_process import binlog_key
 from tests.integration.service.support import connector_config, new_prefix, start_connector
 from tests.support.waiting import wait_until
 from tests.support.kafka_dump import consume_all

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import default_connector_cmd
 from tests.integration.service.support import (
     connector_config, metric, metrics_port, new_prefix, scrape, start_connector)
 from tests.support.waiting import wait_until

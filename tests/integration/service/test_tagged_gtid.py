@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from connector.gtids.sets import GtidSet
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import default_connector_cmd
 from tests.integration.service.support import connector_config, new_prefix, start_connector
 from tests.support.kafka_dump import consume_all
 from tests.support.servers import MySQLServer, Profile

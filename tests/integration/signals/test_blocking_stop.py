@@ -8,8 +8,8 @@ import uuid
 
 import pytest
 
-from tests.conformance.connector_process import ConnectorProcess
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import ConnectorProcess
+from tests.support.connector_process import default_connector_cmd
 from tests.support.connector_config import write_connector_config
 from tests.support.kafka_dump import consume_all
 from tests.support.waiting import wait_until

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from tests.conformance.config import write_properties
-from tests.conformance.connector_process import ConnectorError, ConnectorProcess
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import ConnectorError, ConnectorProcess
+from tests.support.connector_process import default_connector_cmd
 from tests.support.capture_run import capture_while_writing
 from tests.support.connector_config import connector_properties
 from tests.support.kafka_dump import consume_all
