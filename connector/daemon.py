@@ -232,10 +232,11 @@ class Daemon:
                                           committed=lambda: committer.last_committed, on_reader=self._reader_open,
                                           signals=signal_emitter(s, params, dispatcher,
                                                                  _SnapshotEmitter(dispatcher, self._housekeeping),
-                                                                 self.token, self.snapshot_metrics, notifier))
+                                                                 self.token, self.snapshot_metrics, notifier,
+                                                                 is_mariadb=info.is_mariadb))
         coordinator = Coordinator(self.policy, stored, ServerStart(s, info, ctl, schema, live, table_filter),
                                   snapshots, streaming, self.token, resume_enabled=s.snapshot.resume_enabled,
-                                  remainder=snapshot_remainder(s, schema, table_filter),
+                                  remainder=snapshot_remainder(s, info, schema, table_filter),
                                   after_snapshot=self._flush_and_commit,
                                   new_tables=new_table_snapshot(s, info, schema, table_filter))
         try:
@@ -325,11 +326,16 @@ def snapshot_queries(settings: Settings) -> SnapshotQueries:
                            ss.min_row_count_to_stream_results, ss.fetch_size, settings.filters.table_include)
 
 
-def snapshot_remainder(settings: Settings, schema: Any, table_filter: TableFilter) -> SnapshotRemainder | None:
-    """How an interrupted initial snapshot's remainder is read: as an incremental snapshot, which needs watermarks
-    in a signal table the connector writes (connector/signal_wiring.py); None when there is none (the snapshot starts over)."""
+def snapshot_remainder(settings: Settings, info: dbconn.ServerInfo, schema: Any,
+                       table_filter: TableFilter) -> SnapshotRemainder | None:
+    """How an interrupted initial snapshot's remainder is read: as an incremental snapshot between watermarks
+    (connector/signal_wiring.py). Rows in a signal table the connector writes, or, with none (the default) or
+    read.only=true, what the server says without any write: the executed GTID set on MySQL with GTIDs, the chunk
+    view's binlog position on MariaDB. None on MySQL without GTIDs and no writable signal table: the snapshot
+    starts over (snapshot/ghost_rows.py keeps consumers free of ghost rows)."""
     sig = settings.signals
-    if sig.data_collection is None or "source" not in sig.channels or sig.read_only:
+    writes = sig.data_collection is not None and "source" in sig.channels and not sig.read_only
+    if not writes and not (info.is_mariadb or info.gtid_mode):
         return None
     queries = snapshot_queries(settings)
     return lambda point: remainder_context(point, schema, table_filter.table_included, queries)

@@ -27,9 +27,11 @@ from schema_history.model import TableId
 from snapshot.blocking import BlockingEmitter, BlockingSnapshot
 from snapshot.incremental.context import IncrementalContext
 from snapshot.incremental.source import IncrementalSnapshot
+from snapshot.incremental.read_only import GtidWatermarks, Watermarks
+from snapshot.incremental.view_position import ViewPositionWatermarks
 from snapshot.metrics import SnapshotMetrics
 from snapshot.plan import SnapshotQueries
-from snapshot.remainder import refuse_skip
+from snapshot.remainder import RESUME_CORRELATION_ID, refuse_skip
 from snapshot.scan import DEFAULT_FETCH_SIZE
 
 __all__ = ["external_channels", "signal_emitter"]
@@ -53,11 +55,13 @@ def external_channels(settings: Settings) -> list[SignalChannel]:
 
 def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dispatcher,
                    snapshot_emitter: BlockingEmitter, token: StopSignal, metrics: SnapshotMetrics,
-                   notifier: Notifier | None = None) -> Callable[[StreamingState, ChangeEmitter], ChangeEmitter] | None:
-    """Signals around the dispatcher, when a signal table or a kafka/file channel is configured."""
+                   notifier: Notifier | None = None, *, is_mariadb: bool = False,
+                   ) -> Callable[[StreamingState, ChangeEmitter], ChangeEmitter]:
+    """Signals around the dispatcher, when a signal table or a kafka/file channel is configured, or when the
+    stored offset holds the rest of an interrupted initial snapshot (snapshot/remainder.py); otherwise streaming
+    keeps the dispatcher as it is."""
     sig = settings.signals
-    if not sig.channels or (sig.data_collection is None and not sig.external):
-        return None
+    signals_on = bool(sig.channels) and (sig.data_collection is not None or sig.external)
     signal_table = TableId.parse_identifier(sig.data_collection) if sig.data_collection else None
     conv = pymysql_conversions()
 
@@ -78,15 +82,28 @@ def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dis
 
     def wrap(state: StreamingState, inner: ChangeEmitter) -> ChangeEmitter:
         engine: IncrementalSnapshot | None = None
+        slot = next((p for p in state.parts if isinstance(p, IncrementalSnapshotSlot)), None)
+        context = IncrementalContext.load(dict(slot.values)) if slot is not None else None
+        remainder = context is not None and context.running and context.correlation_id == RESUME_CORRELATION_ID
+        if not signals_on and not remainder:
+            return inner
         snapshots: SnapshotActions = NoIncrementalSnapshots(
             "incremental snapshots write watermarks to the signal table: set signal.data.collection")
-        if sig.read_only and not isinstance(state.current_gtids, GtidSet):
+        marks = _no_write_watermarks(state, is_mariadb)
+        if remainder and (signal_table is None or sig.read_only) and marks is not None:
+            # The rest of an interrupted initial snapshot, with no signal table to write to: watermarks read
+            # from the server's own state (snapshot/incremental/read_only.py); nothing is written.
+            engine = IncrementalSnapshot(connect_snapshot, signal_table, dispatcher.schema, dispatcher,
+                                         sig.chunk_size, context, watermarks=marks, metrics=metrics,
+                                         on_skip=refuse_skip,
+                                         progress=IncrementalNotifications(notifier)
+                                         if notifier is not None and notifier.enabled else None)
+            snapshots = engine
+        elif sig.read_only and not isinstance(state.current_gtids, GtidSet):
             # Debezium's read-only watermarks are executed GTID sets: MySQL with gtid_mode=ON only
             snapshots = NoIncrementalSnapshots("read.only=true: incremental snapshots use GTID watermarks, which "
                                                "need MySQL with gtid_mode=ON; nothing is written to this server")
         elif signal_table is not None:
-            slot = next((p for p in state.parts if isinstance(p, IncrementalSnapshotSlot)), None)
-            context = IncrementalContext.load(dict(slot.values)) if slot is not None else None
             engine = IncrementalSnapshot(connect_signal_db, signal_table, dispatcher.schema, dispatcher,
                                          sig.chunk_size, context, read_only=sig.read_only, metrics=metrics,
                                          on_skip=refuse_skip,
@@ -112,3 +129,13 @@ def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dis
         return emitter
 
     return wrap
+
+
+def _no_write_watermarks(state: StreamingState, is_mariadb: bool) -> Watermarks | None:
+    """Watermarks that write nothing on this server: executed GTID sets on MySQL with GTIDs, the chunk view's
+    binlog position on MariaDB; None on MySQL without GTIDs (the interrupted snapshot then starts over)."""
+    if is_mariadb:
+        return ViewPositionWatermarks()
+    if isinstance(state.current_gtids, GtidSet):
+        return GtidWatermarks()
+    return None

@@ -217,7 +217,8 @@ FIELDS: tuple[Field, ...] = (
     F("snapshot.tables.order.by.row.count", "disabled", as_str, "ascending, descending or disabled."),
     F("snapshot.resume.enabled", "true", as_bool,
       "binlog-cdc: an interrupted initial snapshot resumes at its table and key, beside streaming, instead of "
-      "starting over (needs signal.data.collection for its watermarks)."),
+      "starting over. Its watermarks write nothing by default (MySQL: GTID sets; MariaDB: the chunk view's binlog "
+      "position); MySQL without GTIDs needs signal.data.collection."),
     F("snapshot.new.tables", "off", E(modes.NewTablesMode),
       "binlog-cdc: incremental — at a restart, tables the filters match now but did not match in the previous run "
       "are snapshotted incrementally beside streaming (needs signal.data.collection); off — as Debezium, they are "
