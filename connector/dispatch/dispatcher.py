@@ -179,6 +179,20 @@ class Dispatcher:
         except VALUE_FAILURES as exc:
             raise row_value_error(ts, values, "snapshot", exc, source.file, source.pos) from exc
 
+    def topic_of(self, table_id: TableId) -> str:
+        return self._routes.topic(table_id)
+
+    def snapshot_delete(self, table_id: TableId, before: Sequence[Any], source: EventSource,
+                        offset: SourceOffset) -> None:
+        """A delete (and its tombstone) of a row an interrupted snapshot's earlier attempt sent that is gone now
+        (snapshot/ghost_rows.py); `before`: Connect values in table column order."""
+        table = self.schema.table(table_id)
+        assert table is not None
+        self._schema_changes.release()
+        ts = self._routes.schema(table)
+        self._emit_rows(ts, Operation.DELETE, before, None, source, _Fixed(offset), self._routes.topic(table_id),
+                        table_id.dotted())
+
     def snapshot_text_rows(self, table_id: TableId, decoders: Sequence[Any]
                            ) -> Callable[[list, EventSource, Any], None] | None:
         """For one table read: `emit(raw_row, source, offset)`, `snapshot_row` for the server's raw text values
@@ -280,3 +294,13 @@ class Dispatcher:
         # Debezium commits only offsets of emitted records (heartbeats aside), so neither do we.
         pass
 
+
+
+class _Fixed:
+    """`EventPositions` of records outside any transaction that all carry one offset (a snapshot's deletes)."""
+
+    def __init__(self, offset: SourceOffset) -> None:
+        self._offset = offset
+
+    def next_event(self, data_collection: str) -> tuple[None, SourceOffset]:
+        return None, self._offset

@@ -54,6 +54,8 @@ class ViewPositionWatermarks:
     def before_query(self, conn: pymysql.connections.Connection) -> None:
         conn.commit()
         with conn.cursor() as cur:
+            # the view is the transaction's only under REPEATABLE READ (READ COMMITTED takes one per statement)
+            cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             cur.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT")
             cur.execute("SHOW STATUS LIKE 'binlog_snapshot_%'")
             status = {str(k).lower(): str(v) for k, v in cur.fetchall()}
