@@ -87,7 +87,7 @@ class Dispatcher:
                                              include_schema_changes=settings.events.include_schema_changes,
                                              clock_ns=clock_ns)
         # The database the snapshot's schema records last `USE`d: Debezium runs those statements on the connection
-        # it later writes incremental-snapshot watermarks on (connector/signals/wiring.py); None: no snapshot ran.
+        # it later writes incremental-snapshot watermarks on (connector/signal_wiring.py); None: no snapshot ran.
         self.snapshot_session_database: str | None = None
         # The snapshot hands the same offset object with every row of a table read: its map is built once.
         self._offset_map: tuple[SourceOffset | None, dict[str, Any]] = (None, {})
