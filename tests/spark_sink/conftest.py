@@ -29,6 +29,10 @@ def spark() -> Iterator[object]:
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from spark_sink.session import compiled_spark_home
+    home = compiled_spark_home()  # as the mirror CLI: workers import the compiled pyspark (spark_sink/session.py)
+    if home is not None:
+        os.environ.setdefault("SPARK_HOME", str(home))
     from pyspark.sql import SparkSession
     session = (SparkSession.builder.master("local[2]").appName("spark_sink tests")
                .config("spark.sql.shuffle.partitions", "2")
