@@ -158,17 +158,19 @@ class Deliveries:
                 else:
                     on_ack()
                 return
-            failure = KafkaDeliveryError(topic, msg.partition() if msg is not None else partition,  # type: ignore[attr-defined]
-                                         err)
-            if err.code() in (KafkaError._PURGE_QUEUE, KafkaError._PURGE_INFLIGHT):
-                # Dropped on purpose by close() or an aborted transaction: never acknowledged, so never
-                # committed, but not a failure of the writer either.
-                logger.debug("%s", failure)
-                return
-            logger.error("%s", failure)
-            self.fail(failure)
+            self._not_delivered(topic, msg.partition() if msg is not None else partition, err)  # type: ignore[attr-defined]
 
         return delivered
+
+    def _not_delivered(self, topic: str, partition: int | None, err: KafkaError) -> None:
+        failure = KafkaDeliveryError(topic, partition, err)
+        if err.code() in (KafkaError._PURGE_QUEUE, KafkaError._PURGE_INFLIGHT):
+            # Dropped on purpose by close() or an aborted transaction: never acknowledged, so never
+            # committed, but not a failure of the writer either.
+            logger.debug("%s", failure)
+            return
+        logger.error("%s", failure)
+        self.fail(failure)
 
     def group_callback(self, topic: str, count: int, size: int, on_ack: Callable[[], None]) -> Callable[..., None]:
         """The one `on_delivery` callback of a group of `count` records of `size` bytes in all (non-transactional
@@ -190,13 +192,7 @@ class Deliveries:
                 if done and not left[1]:
                     on_ack()
                 return
-            failure = KafkaDeliveryError(topic, msg.partition() if msg is not None else None,  # type: ignore[attr-defined]
-                                         err)
-            if err.code() in (KafkaError._PURGE_QUEUE, KafkaError._PURGE_INFLIGHT):
-                logger.debug("%s", failure)
-                return
-            logger.error("%s", failure)
-            self.fail(failure)
+            self._not_delivered(topic, msg.partition() if msg is not None else None, err)  # type: ignore[attr-defined]
 
         return delivered
 
