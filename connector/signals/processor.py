@@ -200,6 +200,13 @@ class SignalingEmitter:
                 self._sync_parts()  # the change's record carries the offset part past the window just sent
             self._inner.row_change(change, source, positions)
 
+    def fused_rows(self, table_id: TableId, op: Operation, source: EventSource) -> Any:
+        """The dispatcher's fused row path for a rows event, unless its rows are needed here (as `rows_event`)."""
+        if table_id == self._signal_table or self._snapshots.needs_rows(table_id):
+            return None
+        fused = getattr(self._inner, "fused_rows", None)
+        return fused(table_id, op, source) if fused is not None else None
+
     @property
     def pipeline(self) -> Any:
         """The dispatcher's encode workers, if any (the streaming handler then hands it whole rows events)."""
