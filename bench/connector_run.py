@@ -15,8 +15,8 @@ from typing import Any, Callable, Iterator
 
 from confluent_kafka import Consumer, KafkaError, Message
 
-from tests.conformance.connector_process import ConnectorProcess
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import ConnectorProcess
+from tests.support.connector_process import default_connector_cmd
 
 __all__ = ["child_pids", "connector_cmd", "cpu_s", "fresh_messages", "in_workdir", "rss_kb", "start_connector",
            "thread_cpu_s", "tree_cpu_s"]

@@ -12,6 +12,7 @@ JSON object: {"current": {"stream_s": ..., "snapshot_row_s": ...}, "baseline": {
 from __future__ import annotations
 
 import argparse
+from connector.transforms.config import transform_settings
 import json
 import os
 import subprocess
@@ -35,7 +36,7 @@ def measure(rows: int, repeat: int) -> dict[str, float]:
     from connector.config.modes import Operation
     from connector.daemon import table_schema_builder
     from connector.dispatch.dispatcher import Dispatcher
-    from connector.dispatch.filters import TableFilter
+    from connector.config.table_filter import TableFilter
     from connector.offsets.tracker import OffsetTracker
     from connector.schema.tracker import SchemaTracker
     from connector.streaming.handler import EventSource, RowChange
@@ -59,7 +60,7 @@ def measure(rows: int, repeat: int) -> dict[str, float]:
         "debezium.source.database.password": "p", "debezium.source.database.server.id": "1",
         "debezium.source.topic.prefix": "bench",
         "debezium.source.schema.history.internal": "io.debezium.relational.history.MemorySchemaHistory",
-    }).settings()
+    }).settings(transform_settings)
     table_filter = TableFilter(settings.filters)
     schema = SchemaTracker(settings, table_filter, MemoryHistoryStore())
     dispatcher = Dispatcher(settings, schema, table_schema_builder(settings), Sink(), OffsetTracker(), table_filter)

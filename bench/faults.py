@@ -7,6 +7,10 @@ in between. The checks are tests/support/fault_check.py; the short form is tests
 
     .venv/bin/python bench/faults.py [--seed N] [--snapshot-kills 5] [--streaming-kills 8]
                                      [--servers mariadb,mysql] [--modes at_least_once,exactly_once]
+                                     [--configs signal_table,default]
+
+`--configs`: `signal_table` resumes an interrupted snapshot with watermark rows in a signal table; `default` is
+the default configuration, no signal table (watermarks that write nothing: snapshot/incremental/read_only.py).
 
 Private servers (MariaDB, MySQL from ~/.cache/mysql-sid, Tansu) in a temporary directory. With
 BINLOG_CDC_KAFKA_BOOTSTRAP set, records go to that Kafka instead (real Apache Kafka: the strict
@@ -50,6 +54,7 @@ def main() -> int:
     ap.add_argument("--preload", type=int, default=20000)
     ap.add_argument("--servers", default="mariadb,mysql")
     ap.add_argument("--modes", default="at_least_once,exactly_once")
+    ap.add_argument("--configs", default="signal_table,default")
     ap.add_argument("--workdir", type=Path, default=None, help="kept after the run (default: a temporary one)")
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
@@ -64,19 +69,20 @@ def main() -> int:
         with ExitStack() as stack:
             server = stack.enter_context(_server(server_name, workdir))
             broker = stack.enter_context(TansuBroker(workdir / f"tansu-{server_name}"))
-            for m, mode in enumerate(args.modes.split(",")):
+            combos = [(mode, config) for config in args.configs.split(",") for mode in args.modes.split(",")]
+            for m, (mode, config) in enumerate(combos):
                 combo_seed = seed + 10 * n + m
-                database = f"faults_{mode}"
+                database = f"faults_{mode}_{config}"
                 server.run_sql(f"CREATE DATABASE {database};")
                 plan = FaultPlan(seed=combo_seed, snapshot_kills=args.snapshot_kills,
                                  streaming_kills=args.streaming_kills, exactly_once=mode == "exactly_once",
                                  preload=args.preload, db_restarts=args.db_restarts, dump_kills=args.dump_kills,
-                                 broker_freezes=args.broker_freezes)
-                rundir = workdir / f"{server_name}-{mode}"
+                                 broker_freezes=args.broker_freezes, signal_table=config == "signal_table")
+                rundir = workdir / f"{server_name}-{mode}-{config}"
                 rundir.mkdir(parents=True)
                 t0 = time.monotonic()
                 outcome = FaultRun(server, broker, database, rundir, plan, bootstrap=external).run()
-                summary = {"server": server_name, "mode": mode, **outcome.summary(),
+                summary = {"server": server_name, "mode": mode, "config": config, **outcome.summary(),
                            "seconds": round(time.monotonic() - t0, 1),
                            "first_violations": outcome.report.violations[:8]}
                 print("combination " + json.dumps(summary), flush=True)

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.conformance.config import write_properties  # noqa: E402
 from tests.support.connector_config import connector_properties  # noqa: E402
-from tests.conformance.connector_process import ConnectorProcess  # noqa: E402
+from tests.support.connector_process import ConnectorProcess  # noqa: E402
 from tests.conformance.run import default_connector_cmd  # noqa: E402
 from tests.support.servers import MariaDBServer, Profile, TansuBroker  # noqa: E402
 

@@ -39,7 +39,7 @@ from confluent_kafka import OFFSET_BEGINNING, Consumer, TopicPartition  # noqa: 
 
 from bench.connector_run import connector_cmd, cpu_s, fresh_messages, in_workdir, rss_kb  # noqa: E402
 from tests.conformance.config import write_properties  # noqa: E402
-from tests.conformance.connector_process import ConnectorProcess  # noqa: E402
+from tests.support.connector_process import ConnectorProcess  # noqa: E402
 from tests.support.connector_config import connector_properties  # noqa: E402
 from tests.support.servers import MariaDBServer, Profile, TansuBroker  # noqa: E402
 

@@ -13,13 +13,14 @@ The flow, as the imports run (each arrow is "hands its output to"):
 
     converters/  column type → Connect value, used by events/ per table version
     transforms/  single message transforms and predicates, compiled per schema, run by dispatch/encoder
+    gtids/       GTID sets and MariaDB GTID positions as values (a leaf: binlog, offsets, schema_history use it)
     java/        the JVM's byte-level behaviour (HashMap order, number text, murmur2, serialization)
     config/      Debezium properties → typed Settings, parsed once at the edge; refusals by name
     ops/         metrics, /health, status file
 
 The coordinator (`coordinator`) decides how to start (snapshot/start_decision.py), runs the initial
 snapshot, then streaming, runs ad hoc snapshots beside streaming and pauses streaming for blocking ones.
-The root keeps only the composition root (`daemon`), the coordinator, the command line (`cli`), the
+The root keeps only the composition root (`daemon`, with `signal_wiring`), the coordinator, the command line (`cli`), the
 error tree (`errors`) and shutdown (`shutdown`).
 """
 
@@ -29,6 +30,7 @@ __all__ = [
     "converters",
     "dispatch",
     "events",
+    "gtids",
     "java",
     "kafka",
     "notifications",

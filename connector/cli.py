@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -19,6 +20,7 @@ from confluent_kafka import KafkaException
 from connector.config.fields import FIELDS
 from connector.config.loaders import load_config
 from connector.errors import BinlogCdcError, ConfigError, ExitCode, KafkaConfigError, SourceConnectionError
+from connector.transforms.config import transform_settings
 
 log = logging.getLogger("binlog-cdc")
 
@@ -41,7 +43,7 @@ def _check_kafka(loaded) -> None:
     """Kafka client settings (security included) are checked before anything connects."""
     from connector.kafka.producer_config import producer_config_problems
 
-    problems = producer_config_problems(loaded.settings().kafka.producer)
+    problems = producer_config_problems(loaded.settings(transform_settings).kafka.producer)
     if problems:
         raise ConfigError([f"Kafka producer: {p}" for p in problems])
 
@@ -77,7 +79,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
     # known properties whose behaviour is not implemented; settings() then stops on them (and on transforms)
     for problem in refused_properties(loaded.source):
         print(f"refused: {problem}")
-    settings = loaded.settings()
+    settings = loaded.settings(transform_settings)
     _check_kafka(loaded)
     snapshot_policy(settings)  # snapshot modes that cannot run fail here as at start
     params = connection_params(settings)
@@ -126,12 +128,15 @@ def cmd_offsets_set(args: argparse.Namespace) -> int:
     """Like Debezium's `set-binlog-position` signal, for a stopped connector: the next start streams from
     FILE:POS (and, on a GTID server, treats GTIDS as already done). The schema history is left as it is."""
     from connector.binlog import connection as dbconn
-    from connector.binlog.gtid import GtidSet
+    from connector.gtids.sets import GtidSet
     from connector.binlog.position import SourceOffset
     from connector.daemon import connection_params, make_offset_store
 
-    settings = _load(args).settings()
-    gtids = str(GtidSet.parse(args.gtids)) if args.gtids else None
+    settings = _load(args).settings(transform_settings)
+    try:
+        gtids = str(GtidSet.parse(args.gtids)) if args.gtids else None
+    except ValueError as exc:
+        raise ConfigError([f"--gtids: {exc}"]) from None
     if args.pos < 4:
         raise ConfigError([f"--pos {args.pos}: a binlog position is at least 4 (after the magic header)"])
     if not args.no_check:
@@ -164,7 +169,7 @@ def cmd_offsets_set(args: argparse.Namespace) -> int:
 def cmd_offsets_show(args: argparse.Namespace) -> int:
     from connector.daemon import make_offset_store
 
-    settings = _load(args).settings()
+    settings = _load(args).settings(transform_settings)
     store = make_offset_store(settings)
     try:
         offset = store.load()
@@ -176,6 +181,10 @@ def cmd_offsets_show(args: argparse.Namespace) -> int:
 
 
 def cmd_properties(args: argparse.Namespace) -> int:
+    if args.markdown:
+        from connector.config.docs import configuration_markdown
+        sys.stdout.write(configuration_markdown())
+        return 0
     for f in FIELDS:
         default = "" if f.default is None else f.default
         req = " (required)" if f.required else ""
@@ -220,6 +229,7 @@ def build_parser() -> argparse.ArgumentParser:
     set_p.set_defaults(func=cmd_offsets_set)
 
     props_p = sub.add_parser("properties", help="list every supported property with its default")
+    props_p.add_argument("--markdown", action="store_true", help="print docs/CONFIGURATION.md (a Markdown table)")
     props_p.set_defaults(func=cmd_properties)
     return parser
 
@@ -267,6 +277,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args))
     except KeyboardInterrupt:  # Ctrl-C outside `run`, which handles signals itself
         return 128 + 2
+    except BrokenPipeError:  # `binlog-cdc properties | head`: the reader left, which is no failure of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the interpreter's final flush is quiet
+        return 0
     except Exception as exc:  # the last resort: every failure ends here as one line and its exit code
         log.debug("traceback of the failure reported below", exc_info=exc)
         typed = _typed(exc)

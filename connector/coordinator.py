@@ -58,7 +58,10 @@ class StartEnvironment(Protocol):
 class SnapshotSource(Protocol):
     """The initial snapshot; returns the offset streaming starts from."""
 
-    def snapshot(self, *, with_data: bool = True, recovery_offset: SourceOffset | None = None) -> SourceOffset: ...
+    def snapshot(self, *, with_data: bool = True, recovery_offset: SourceOffset | None = None,
+                 after_interrupted: bool = False) -> SourceOffset:
+        """`after_interrupted`: an earlier attempt's rows are in the topics (snapshot/ghost_rows.py)."""
+        ...
 
     def skipped(self) -> None:
         """No snapshot at this start (Debezium's snapshotter wants neither schema nor data): it says so."""
@@ -158,7 +161,9 @@ class Coordinator:
             self._env.reset_history()
             return SourceOffset(file=self._env.oldest_binlog(), pos=4)
         if action is Action.SNAPSHOT:
-            return self._snapshots.snapshot(with_data=decision.with_data)
+            # taken again rather than resumed: the earlier attempts' rows are in the topics (snapshot/ghost_rows.py)
+            interrupted = previous is not None and previous.snapshot_in_progress
+            return self._snapshots.snapshot(with_data=decision.with_data, after_interrupted=interrupted)
         assert previous is not None
         if action is Action.STREAM:
             log.info("resuming from stored offset %s", self._stored)

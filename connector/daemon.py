@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import pymysql
 
 from connector.binlog import connection as dbconn
-from connector.binlog.availability import ServerStart
+from connector.streaming.server_start import ServerStart
 from connector.binlog.position import SourceOffset
 from connector.binlog.reader import ConnectionParams
 from connector.binlog.tls import database_tls
@@ -27,16 +27,18 @@ from connector.converters.mappers import column_mapper_rules, mapper_lookup
 from connector.converters.registry import unusable_column
 from connector.converters.snapshot_conv import allow_binary_vectors, pymysql_conversions
 from connector.coordinator import Coordinator, SnapshotRemainder
+from connector.dispatch.snapshot_emitter import DispatcherSnapshotEmitter
 from connector.dispatch.dispatcher import Dispatcher, run_encoder
 from connector.dispatch.encode_pool import EncodePool
 from connector.dispatch.encoder import RecordEncoder, Transforms
 from connector.events.records import HeaderFormat
 from connector.transforms import build_chain
-from connector.dispatch.filters import ColumnFilter, TableFilter
+from connector.config.table_filter import ColumnFilter, TableFilter
 from connector.errors import ServerSetupError, Where
 from connector.events.table_schema import TableSchemaBuilder, message_key_columns, source_type_propagation
 from connector.kafka.ack_poller import AckPoller
 from connector.kafka.errors import KafkaDeliveryError
+from connector.kafka.topic_reader import read_topic
 from connector.kafka.writer import KafkaWriter
 from connector.offsets.committer import OffsetCommitter
 from connector.offsets.file_store import FileOffsetStore
@@ -50,10 +52,12 @@ from connector.schema.live import LiveSchema
 from connector.schema.tracker import build_schema_tracker
 from connector.shutdown import ShutdownToken
 from connector.notifications.service import InitialNotifications, Notifier, build_notifier
-from connector.signals.wiring import signal_emitter
+from connector.signal_wiring import signal_emitter
 from connector.streaming.loop import EventReader
 from connector.streaming.source import BinlogStreamingSource
+from connector.transforms.config import transform_settings
 from schema_history.model import TableId
+from snapshot.ghost_rows import GhostSweep, live_keys
 from snapshot.initial import InitialSnapshot, SnapshotOptions, SnapshotSource, SnapshotStart
 from snapshot.metrics import SnapshotMetrics
 from snapshot.modes import SnapshotPolicy, policy_for
@@ -148,7 +152,7 @@ def value_settings(settings: Settings) -> ValueSettings:
 class Daemon:
     def __init__(self, loaded: LoadedConfig, token: ShutdownToken, status_path: Path | None = None) -> None:
         self.loaded = loaded
-        self.settings = loaded.settings()
+        self.settings = loaded.settings(transform_settings)
         self.token = token
         self.status = StatusFile(status_path)
         self.phase = "starting"
@@ -224,17 +228,19 @@ class Daemon:
         notifier = build_notifier(sig.notification_channels, s.topics.prefix, sig.notification_topic, dispatcher)
         snapshots = InitialSnapshotSource(s, params, info, schema, table_filter, dispatcher, self.token,
                                           self.snapshot_metrics, housekeeping=self._housekeeping,
-                                          on_start=self._snapshot_started, notifier=notifier)
+                                          on_start=self._snapshot_started, notifier=notifier,
+                                          read_topic=lambda topic: read_topic(writer.config, topic))
         streaming = BinlogStreamingSource(s, params, info, dispatcher, self.stats, self.token,
                                           housekeeping=self._housekeeping,
                                           idle=dispatcher.pipeline.idle if dispatcher.pipeline is not None else None,
                                           committed=lambda: committer.last_committed, on_reader=self._reader_open,
                                           signals=signal_emitter(s, params, dispatcher,
-                                                                 _SnapshotEmitter(dispatcher, self._housekeeping),
-                                                                 self.token, self.snapshot_metrics, notifier))
+                                                                 DispatcherSnapshotEmitter(dispatcher, self._housekeeping),
+                                                                 self.token, self.snapshot_metrics, notifier,
+                                                                 is_mariadb=info.is_mariadb))
         coordinator = Coordinator(self.policy, stored, ServerStart(s, info, ctl, schema, live, table_filter),
                                   snapshots, streaming, self.token, resume_enabled=s.snapshot.resume_enabled,
-                                  remainder=snapshot_remainder(s, schema, table_filter),
+                                  remainder=snapshot_remainder(s, info, schema, table_filter),
                                   after_snapshot=self._flush_and_commit,
                                   new_tables=new_table_snapshot(s, info, schema, table_filter))
         try:
@@ -324,11 +330,16 @@ def snapshot_queries(settings: Settings) -> SnapshotQueries:
                            ss.min_row_count_to_stream_results, ss.fetch_size, settings.filters.table_include)
 
 
-def snapshot_remainder(settings: Settings, schema: Any, table_filter: TableFilter) -> SnapshotRemainder | None:
-    """How an interrupted initial snapshot's remainder is read: as an incremental snapshot, which needs watermarks
-    in a signal table the connector writes (connector/signals/wiring.py); None when there is none (the snapshot starts over)."""
+def snapshot_remainder(settings: Settings, info: dbconn.ServerInfo, schema: Any,
+                       table_filter: TableFilter) -> SnapshotRemainder | None:
+    """How an interrupted initial snapshot's remainder is read: as an incremental snapshot between watermarks
+    (connector/signal_wiring.py). Rows in a signal table the connector writes, or, with none (the default) or
+    read.only=true, what the server says without any write: the executed GTID set on MySQL with GTIDs, the chunk
+    view's binlog position on MariaDB. None on MySQL without GTIDs and no writable signal table: the snapshot
+    starts over (snapshot/ghost_rows.py keeps consumers free of ghost rows)."""
     sig = settings.signals
-    if sig.data_collection is None or "source" not in sig.channels or sig.read_only:
+    writes = sig.data_collection is not None and "source" in sig.channels and not sig.read_only
+    if not writes and not (info.is_mariadb or info.gtid_mode):
         return None
     queries = snapshot_queries(settings)
     return lambda point: remainder_context(point, schema, table_filter.table_included, queries)
@@ -354,15 +365,17 @@ class InitialSnapshotSource:
     def __init__(self, settings: Settings, params: ConnectionParams, info: dbconn.ServerInfo, schema: Any,
                  table_filter: TableFilter, dispatcher: Dispatcher, token: ShutdownToken, metrics: SnapshotMetrics,
                  *, housekeeping: Callable[[], None], on_start: Callable[[], None],
-                 notifier: Notifier | None = None) -> None:
+                 notifier: Notifier | None = None,
+                 read_topic: Callable[[str], Iterable[tuple[bytes | None, bytes | None]]] | None = None) -> None:
         self._s, self._params, self._info = settings, params, info
+        self._read_topic = read_topic  # what consumers of a data topic hold (snapshot/ghost_rows.py)
         self._schema, self._filter, self._dispatcher = schema, table_filter, dispatcher
         self._token, self._metrics = token, metrics
         self._housekeeping, self._on_start = housekeeping, on_start
         self._notifier = notifier
 
     def snapshot(self, *, with_data: bool = True, recovery_offset: SourceOffset | None = None,
-                 ) -> SourceOffset:
+                 after_interrupted: bool = False) -> SourceOffset:
         self._on_start()
         self._schema.reset()
         self._dispatcher.reset_snapshot_schema()  # blocking snapshots replay this snapshot's schema records
@@ -379,10 +392,10 @@ class InitialSnapshotSource:
         dispatcher = self._dispatcher
         snap = InitialSnapshot(
             SnapshotSource(connect, self._filter, use_gtids=self._info.gtid_mode),
-            _SnapshotEmitter(dispatcher, self._housekeeping),
+            DispatcherSnapshotEmitter(dispatcher, self._housekeeping),
             SnapshotOptions(locking_mode=ss.locking_mode, lock_timeout_ms=ss.lock_timeout_ms, queries=queries,
                             max_threads=ss.max_threads, resumable=ss.resume_enabled, with_data=with_data),
-            SnapshotStart(recovery_offset=recovery_offset),
+            SnapshotStart(recovery_offset=recovery_offset, ghosts=self._ghost_sweep(after_interrupted and with_data)),
             self._metrics, self._initial_notifications())
         if ss.delay_ms and recovery_offset is None:
             log.info("snapshot.delay.ms: waiting %d ms before the snapshot starts", ss.delay_ms)
@@ -398,6 +411,12 @@ class InitialSnapshotSource:
 
     def skipped(self) -> None:
         self._metrics.snapshot_skipped()
+
+    def _ghost_sweep(self, wanted: bool) -> GhostSweep | None:
+        read = self._read_topic
+        if not wanted or read is None:
+            return None
+        return GhostSweep(lambda topic: live_keys(read(topic)))
         notifications = self._initial_notifications()
         if notifications is not None:
             notifications.skipped()
@@ -407,61 +426,6 @@ class InitialSnapshotSource:
             return None
         signals = self._s.signals.data_collection
         return InitialNotifications(self._notifier, TableId.parse_identifier(signals) if signals else None)
-
-
-class _SnapshotEmitter:
-    """Snapshot → dispatcher, with the daemon's housekeeping (acks, offset commits, status file) while rows flow."""
-
-    # Committing and the status file are time-based: looking at the clock every row costs ~5% of the
-    # snapshot's throughput, every 256 rows nothing.
-    HOUSEKEEPING_EVERY = 256
-
-    def __init__(self, dispatcher: Dispatcher, housekeeping: Callable[[], None]) -> None:
-        self._dispatcher = dispatcher
-        self._housekeeping = housekeeping
-        self._rows = 0
-
-    def schema_statement(self, database: str, ddl: str, source: Any, offset: SourceOffset) -> None:
-        self._dispatcher.schema_statement(database, ddl, source, offset)
-
-    def snapshot_row(self, table_id: Any, values: tuple, source: Any, offset: SourceOffset) -> None:
-        self._dispatcher.snapshot_row(table_id, values, source, offset)
-        self._row_done()
-
-    def snapshot_text_rows(self, table_id: Any, decoders: list) -> Callable[[list, Any, Any], None] | None:
-        emit = self._dispatcher.snapshot_text_rows(table_id, decoders)
-        if emit is None:
-            return None
-
-        def emit_row(raw: list, source: Any, offset: Any) -> None:
-            emit(raw, source, offset)
-            self._row_done()
-
-        return emit_row
-
-    def checkpoint(self, offset: SourceOffset) -> None:
-        self._dispatcher.tracker.observe(offset.to_map())
-        self._housekeeping()
-
-    def _row_done(self) -> None:
-        self._rows += 1
-        if self._rows % self.HOUSEKEEPING_EVERY == 0:
-            self._housekeeping()
-
-    def table_known(self, table_id: Any) -> bool:
-        return self._dispatcher.table_known(table_id)
-
-    def wants_table(self, table_id: Any) -> bool:
-        return self._dispatcher.wants_table(table_id)
-
-    def replay_snapshot_schema(self, tables: Any) -> None:
-        self._dispatcher.replay_snapshot_schema(tables)
-
-    def table_columns(self, table_id: Any) -> tuple[list[str], tuple[str, ...]]:
-        table = self._dispatcher.schema.table(table_id)
-        if table is None:
-            return [], ()
-        return table.column_names(), tuple(table.primary_key_column_names)
 
 
 def run(loaded: LoadedConfig, token: ShutdownToken, status_path: Path | None = None) -> int:

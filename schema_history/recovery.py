@@ -14,6 +14,7 @@ import logging
 import re
 from typing import Any, Callable, Iterable, Mapping
 
+from connector.gtids.sets import GtidSet, gtid_source
 from schema_history import checkpoint
 from schema_history.changes import TableChangeType
 from schema_history.ddl.filters import DdlFilter
@@ -26,19 +27,6 @@ log = logging.getLogger(__name__)
 
 
 # -- GTID sets ---------------------------------------------------------------------------------
-
-def _mysql_gtids(text: str) -> dict[str, list[tuple[int, int]]]:
-    out: dict[str, list[tuple[int, int]]] = {}
-    for part in re.split(r",\s*", text.strip()):
-        if not part:
-            continue
-        uuid, *ranges = part.split(":")
-        intervals = out.setdefault(uuid.strip().lower(), [])
-        for r in ranges:
-            lo, _, hi = r.partition("-")
-            intervals.append((int(lo), int(hi or lo)))
-    return out
-
 
 def _mariadb_gtids(text: str) -> dict[int, tuple[int, int]]:
     out: dict[int, tuple[int, int]] = {}
@@ -58,19 +46,13 @@ def gtid_set_contained(recorded: str, desired: str) -> bool:
     if _is_mariadb(recorded) and _is_mariadb(desired):
         want = _mariadb_gtids(desired)
         return all(d in want and seq <= want[d][1] for d, (_, seq) in _mariadb_gtids(recorded).items())
-    have, want = _mysql_gtids(recorded), _mysql_gtids(desired)
-    for uuid, intervals in have.items():
-        for lo, hi in intervals:
-            if not any(wlo <= lo and hi <= whi for wlo, whi in want.get(uuid, [])):
-                return False
-    return True
+    return GtidSet.parse(recorded).is_subset_of(GtidSet.parse(desired))
 
 
 def _same_gtids(a: str, b: str) -> bool:
     if _is_mariadb(a) and _is_mariadb(b):
         return _mariadb_gtids(a) == _mariadb_gtids(b)
-    norm = lambda t: {u: sorted(iv) for u, iv in _mysql_gtids(t).items()}  # noqa: E731
-    return norm(a) == norm(b)
+    return GtidSet.parse(a) == GtidSet.parse(b)
 
 
 def _int(doc: Mapping[str, Any], key: str, default: int) -> int:
@@ -93,10 +75,10 @@ def _binlog_file(name: str) -> tuple[str, int]:
 
 def _gtid_source(part: str) -> str:
     """The source a GTID-set element belongs to, as `gtid.source.includes` names it: the server UUID of a
-    MySQL `uuid:1-5`, the `domain-server` of a MariaDB `domain-server-seq`."""
+    MySQL `uuid:1-5` (or tagged `uuid:1-5:etl:1-2`), the `domain-server` of a MariaDB `domain-server-seq`."""
     part = part.strip()
     if ":" in part:
-        return part.split(":", 1)[0].strip()
+        return gtid_source(part)
     return part.rpartition("-")[0]
 
 

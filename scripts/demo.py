@@ -23,7 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))  # the test bed's server helpers live in tests/support
 
 from tests.conformance.config import write_properties  # noqa: E402
-from tests.conformance.connector_process import ConnectorError, ConnectorProcess  # noqa: E402
+from tests.support.connector_process import ConnectorError, ConnectorProcess  # noqa: E402
 from tests.conformance.output import event_lines  # noqa: E402
 from tests.support.kafka_dump import consume_all  # noqa: E402
 from tests.support.servers import MariaDBServer, Profile, ServerError, TansuBroker  # noqa: E402

@@ -38,16 +38,17 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Protocol, Sequence
+from typing import Callable, Protocol, Sequence, cast
 
 import pymysql
 
 from connector.binlog.position import SourceOffset
 from connector.config.modes import SnapshotLockingMode
-from connector.dispatch.filters import TableFilter
+from connector.config.table_filter import TableFilter
 from connector.java.collection_order import hash_set_order
 from schema_history.model import TableId
 from snapshot.emitter import SnapshotEmitter
+from snapshot.ghost_rows import GhostSweep, SweepEmitter
 from snapshot.locking import SnapshotLocks, strategy_for
 from snapshot.markers import MARKER_LAST
 from snapshot.metrics import SnapshotMetrics
@@ -94,6 +95,9 @@ class SnapshotStart:
     remainder is no snapshot run: streaming reads it (snapshot/remainder.py)."""
 
     recovery_offset: SourceOffset | None = None
+    # An interrupted snapshot taken again rather than resumed: deletes for the rows its earlier attempts sent that
+    # are gone now, before the first row is read (snapshot/ghost_rows.py)
+    ghosts: GhostSweep | None = None
 
 
 @dataclass(frozen=True)
@@ -273,6 +277,9 @@ class _Run:
             log.info("Snapshot step 7 - Skipping data (snapshot.mode without data)")
             return 0, None
         reads = self.plan(captured)
+        if self.start.ghosts is not None:
+            log.info("Snapshot step 7a - Deleting rows earlier attempts sent that are gone now")
+            self.start.ghosts.sweep(self.cur, [r.table_id for r in reads], offset, cast(SweepEmitter, self.emitter))
         self.metrics.tables([r.table_id for r in reads])
         if self.progress is not None:
             self.progress.tables(captured, [r.table_id for r in reads])

@@ -29,7 +29,7 @@ from typing import Any, Callable, Mapping, Protocol
 
 from connector.binlog.position import SourceOffset
 from connector.config.settings import FilterSettings
-from connector.dispatch.filters import TableFilter
+from connector.config.table_filter import TableFilter
 from connector.offsets.parts import IncrementalSnapshotSlot
 from schema_history.model import TableId
 from snapshot.incremental.context import COLLECTIONS, Collection, IncrementalContext

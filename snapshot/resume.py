@@ -11,7 +11,8 @@ How a restart uses them (snapshot/remainder.py, the start decision in snapshot/s
   schema history, and its rows so far describe the database at P1.
 * The restart opens **no** new consistent snapshot. It recovers the history at P1 (no CREATE is recorded
   again), streams from P1, and reads the rest (T after K, then the later tables) as an incremental snapshot
-  beside streaming: chunk by chunk between watermarks written to the signal table. A chunk's rows are
+  beside streaming: chunk by chunk between watermarks (rows written to the signal table, or, without one or
+  with read.only=true, the server's own state: snapshot/incremental/read_only.py). A chunk's rows are
   read after its open watermark; a binlog change of one of its keys before the close watermark drops that
   row (the change is newer); the rest are emitted at the close watermark. So every key's records follow
   commit order: its P1 read (if any), the changes after P1 in binlog order, and its chunk read where it
@@ -21,10 +22,9 @@ How a restart uses them (snapshot/remainder.py, the start decision in snapshot/s
   acknowledged chunk row, as any incremental snapshot.
 * Keys are compared as MySQL compares them (snapshot/chunks.py): integers and strings only; a key of
   another type is not stored, and the interrupted table is then read again from its start (at-least-once).
-* Without a signal table the connector can write (signal.data.collection unset, read.only=true), or when
-  a remaining table cannot be read in chunks (no primary key, a select override), the snapshot is taken
-  again from the start, as Debezium does, with a warning: consumers keep the rows the first attempt sent
-  that were deleted before the new snapshot's position.
+* On MySQL without GTIDs and without a signal table the connector can write, when the binlog at P1 is
+  purged, or when a remaining table cannot be read in chunks (no primary key, a select override), the
+  snapshot is taken again from the start, as Debezium does, with a warning.
 """
 
 from __future__ import annotations

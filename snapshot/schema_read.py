@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pymysql
 
 from connector.binlog.position import SourceOffset
-from connector.dispatch.filters import TableFilter
+from connector.config.table_filter import TableFilter
 from connector.java.collection_order import hash_map_order
 from connector.streaming.handler import EventSource
 from schema_history.model import TableId

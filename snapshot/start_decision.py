@@ -65,13 +65,13 @@ def _resumes(p: SnapshotPolicy, i: StartInputs) -> bool:
     return i.in_progress and i.resumable and i.purged is None and p.snapshot_data(True, True)
 
 
-# Debezium's behaviour, said out loud: the restart reads everything again at a new position, so a row the
-# interrupted attempt sent and that was deleted before the new position gets no delete.
+# Only MySQL without GTIDs and without a writable signal table gets here (elsewhere watermarks that write nothing
+# exist: snapshot/incremental/read_only.py): the restart reads everything again at a new position, as Debezium.
 NO_WATERMARKS = ("the initial snapshot was interrupted; resuming it in commit order reads its remainder in chunks "
-                 "between watermarks, which needs signal.data.collection (a signal table the connector can write), "
-                 "the source signal channel and read.only=false: taking the snapshot again from the start instead, "
-                 "as Debezium does. Consumers keep rows the first attempt sent that were deleted meanwhile; set "
-                 "signal.data.collection to resume without that")
+                 "between watermarks: on MySQL without GTIDs these need signal.data.collection (a signal table the "
+                 "connector can write), the source signal channel and read.only=false: taking the snapshot again "
+                 "from the start instead, as Debezium does. Set signal.data.collection or gtid_mode=ON to resume "
+                 "rather than read everything again")
 
 
 def _snapshot(p: SnapshotPolicy, i: StartInputs) -> StartDecision:

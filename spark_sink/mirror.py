@@ -36,7 +36,9 @@ from spark_sink.wire import ValueFormat
 __all__ = ["main", "TargetFormat", "topic_path", "build_parser"]
 
 logger = logging.getLogger("spark_sink.mirror")
-WORKER_START_ATTEMPTS = 3
+# Restarts are exact (from the checkpoint) and a failed start costs Spark's 10 s: at load 17 on 2 cores three
+# attempts in a row missed it (a worker's imports alone took seconds), so allow more.
+WORKER_START_ATTEMPTS = 8
 
 
 class TargetFormat(StrEnum):

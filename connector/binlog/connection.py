@@ -17,7 +17,7 @@ from connector.binlog.reader import ConnectionParams
 from connector.errors import ServerSetupError, SourceConnectionError, Where
 
 if TYPE_CHECKING:
-    from connector.binlog.gtid import GtidSourceFilter
+    from connector.gtids.sets import GtidSourceFilter
 
 log = logging.getLogger(__name__)
 
@@ -263,7 +263,7 @@ def check_gtids_available(conn: pymysql.connections.Connection, done: str,
     """A GTID resume needs every transaction not in `done` still in the server's binlogs: `gtid_purged` must
     be a subset of `done` (Debezium's check; the file name of the offset may not even exist on this server,
     e.g. after a failover)."""
-    from connector.binlog.gtid import GtidSet
+    from connector.gtids.sets import GtidSet
 
     purged = GtidSet.parse(gtid_purged(conn))
     if source_filter is not None and source_filter.active:
@@ -299,7 +299,7 @@ def mariadb_gtid_pos_at(conn: pymysql.connections.Connection, position: BinlogPo
 def check_mariadb_gtids_available(conn: pymysql.connections.Connection, done: str) -> None:
     """A MariaDB GTID resume needs the binlogs from `done` on: the position at the start of the oldest binlog
     (what was purged before it) must be at or before `done` in every domain."""
-    from connector.binlog.gtid import MariaGtidPosition
+    from connector.gtids.sets import MariaGtidPosition
 
     files = binary_logs(conn)
     oldest = mariadb_gtid_pos_at(conn, BinlogPosition(files[0][0], 4)) if files else None

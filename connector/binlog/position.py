@@ -18,13 +18,39 @@ TRANSACTION_ID_KEY = "transaction_id"
 TRANSACTION_ORDER_PREFIX = "transaction_data_collection_order_"
 
 
-@dataclass(frozen=True, order=True)
+def binlog_file_key(name: str) -> tuple[str, int]:
+    """A binlog file name as an orderable key: (base name, number). The number is compared as a number:
+    after `mysql-bin.999999` the server writes `mysql-bin.1000000`, which sorts before it as text."""
+    base, dot, number = name.rpartition(".")
+    if not dot or not number.isdigit():
+        return name, -1  # not a binlog name: equal only to itself, before any numbered file of that base
+    return base, int(number)
+
+
+@dataclass(frozen=True)
 class BinlogPosition:
+    """A place in the binlog. Ordered by file number, then position (never by the file name's text)."""
+
     file: str
     pos: int
 
     def __str__(self) -> str:
         return f"{self.file}:{self.pos}"
+
+    def key(self) -> tuple[str, int, int]:
+        return (*binlog_file_key(self.file), self.pos)
+
+    def __lt__(self, other: "BinlogPosition") -> bool:
+        return self.key() < other.key()
+
+    def __le__(self, other: "BinlogPosition") -> bool:
+        return self.key() <= other.key()
+
+    def __gt__(self, other: "BinlogPosition") -> bool:
+        return self.key() > other.key()
+
+    def __ge__(self, other: "BinlogPosition") -> bool:
+        return self.key() >= other.key()
 
 
 @dataclass(frozen=True)

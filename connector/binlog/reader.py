@@ -41,11 +41,13 @@ from pymysqlreplication.event import (
     XAPrepareEvent,
     XidEvent,
 )
-from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateRowsEvent, WriteRowsEvent
+from pymysqlreplication.row_event import (DeleteRowsEvent, PartialUpdateRowsEvent, TableMapEvent, UpdateRowsEvent,
+                                          WriteRowsEvent)
 
-from connector.binlog import payload, table_map_cache
+from connector.binlog import payload, table_map_cache, tagged_gtid
 from connector.binlog.payload import PayloadError, TransactionPayloadEvent
 from connector.binlog.position import BinlogPosition
+from connector.binlog.tagged_gtid import TaggedGtidEvent
 from connector.binlog.tls import DatabaseTls, handshake_failure, login_hint
 from connector.errors import ServerSetupError
 from connector.binlog.table_map_cache import CachedTableMapEvent, TableMapCache
@@ -56,6 +58,7 @@ log = logging.getLogger(__name__)
 _binlogstream.MYSQL_EXPECTED_ERROR_CODES = []
 table_map_cache.install()
 payload.install()
+tagged_gtid.install()
 
 
 def _install_mariadb_dump_length_fix() -> None:
@@ -81,7 +84,8 @@ EVENT_TYPES = [
     QueryEvent, XidEvent, GtidEvent, MariadbGtidEvent, TableMapEvent, CachedTableMapEvent, WriteRowsEvent,
     UpdateRowsEvent, DeleteRowsEvent, RotateEvent, HeartbeatLogEvent, FormatDescriptionEvent, StopEvent,
     RowsQueryLogEvent,
-    MariadbAnnotateRowsEvent, XAPrepareEvent, TransactionPayloadEvent,
+    MariadbAnnotateRowsEvent, XAPrepareEvent, TransactionPayloadEvent, TaggedGtidEvent,
+    PartialUpdateRowsEvent,  # binlog_row_value_options=PARTIAL_JSON: UPDATEs Debezium drops (rows_decoder.py)
 ]
 _EVENT_CLASSES = frozenset(EVENT_TYPES)
 # COM_BINLOG_DUMP flag BINLOG_SEND_ANNOTATE_ROWS_EVENT: MariaDB sends ANNOTATE_ROWS events only when asked.
@@ -155,6 +159,9 @@ class PositionedEvent:
     # An event from inside a TRANSACTION_PAYLOAD (compressed transaction): it has no position of its own, so
     # start/next_pos are the payload event's. The payload event itself follows its inner events.
     inner: bool = False
+    # Sent by the server for the dump, not read from the binlog at a position (log_pos 0): the file's
+    # FORMAT_DESCRIPTION that opens every connection, whose time is when the file was created.
+    artificial: bool = False
 
 
 class _AnnotatingConnection(pymysql.connections.Connection):
@@ -276,7 +283,8 @@ class BinlogReader:
                 except PayloadError as exc:
                     raise PayloadError(f"{exc} (TRANSACTION_PAYLOAD event at {self.file}:{start}; see it with "
                                        f"mysqlbinlog --start-position={start} {self.file})") from None
-            yield PositionedEvent(event, self.file, start, self.next_pos, event.timestamp, packet.server_id)
+            yield PositionedEvent(event, self.file, start, self.next_pos, event.timestamp, packet.server_id,
+                                  artificial=not log_pos)
 
     def socket(self) -> Any:
         """The replication connection's socket (None before open and after close)."""

@@ -12,7 +12,8 @@ is split by how often it happens (style.md §2.3):
 - once per value: a few inlined operations (numbers, short text) or one call to a column decoder.
 
 The result is `list[(before, after)]`: WRITE → (None, after), UPDATE → (before, after),
-DELETE → (before, None); each image is a list in table column order, None for NULL and for columns
+DELETE → (before, None), a partial JSON update (PARTIAL_UPDATE_ROWS_EVENT) → (before, after) with the JSON
+documents' changes applied (json_partial.py); each image is a list in table column order, None for NULL and for columns
 absent from the image (binlog_row_image=MINIMAL/NOBLOB), as pmr does. Values equal pmr's except
 where `value_decoders` says otherwise (B6, B8, empty SET).
 """
@@ -23,19 +24,24 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from pymysqlreplication.constants import BINLOG, FIELD_TYPE
-from pymysqlreplication.row_event import DeleteRowsEvent, RowsEvent, UpdateRowsEvent, WriteRowsEvent
+from pymysqlreplication.row_event import (DeleteRowsEvent, PartialUpdateRowsEvent, RowsEvent, UpdateRowsEvent,
+                                          WriteRowsEvent)
 
+from connector.binlog import json_partial
 from connector.binlog.image_compiler import FullImage, compile_full_image
 from connector.binlog.value_decoders import ValueDecoder, column_decoder
+from connector.errors import BinlogDecodeError, Where
 
-__all__ = ["RawRows", "RowsDecoder", "RowImage", "RowPair", "RowPlan", "SHARE_MIN", "decode_images", "release_raw_bytes",
-           "share_unchanged"]
+__all__ = ["PartialUpdateRowsEvent", "RawRows", "RowsDecoder", "RowImage", "RowPair", "RowPlan", "SHARE_MIN",
+           "decode_images", "release_raw_bytes", "share_unchanged"]
 
 RowImage = list
 RowPair = tuple["RowImage | None", "RowImage | None"]
 
 _HEADER = 20  # pmr's packet data: 1 OK byte + the 19-byte event header, then the post-header
-_V2_EVENTS = frozenset({BINLOG.WRITE_ROWS_EVENT_V2, BINLOG.UPDATE_ROWS_EVENT_V2, BINLOG.DELETE_ROWS_EVENT_V2})
+# PARTIAL_UPDATE_ROWS_EVENT (binlog_row_value_options=PARTIAL_JSON) has the v2 layout
+_V2_EVENTS = frozenset({BINLOG.WRITE_ROWS_EVENT_V2, BINLOG.UPDATE_ROWS_EVENT_V2, BINLOG.DELETE_ROWS_EVENT_V2,
+                        BINLOG.PARTIAL_UPDATE_ROWS_EVENT})
 _PLAN_ATTR = "_cdc_row_plan"  # underscore: pmr's Table.data / __eq__ ignore it
 # An UPDATE's after image takes the before image's object for an unchanged value of at least this size.
 SHARE_MIN = 64 * 1024
@@ -50,12 +56,49 @@ class RowPlan:
     full: FullImage | None = None
     # columns whose values may be BLOB-sized (BLOB/TEXT, JSON, GEOMETRY): see `share_unchanged`
     big: tuple[int, ...] = ()
+    # JSON columns as (index, length-prefix size): the partial-update bits of PARTIAL_UPDATE_ROWS_EVENT
+    json: tuple[tuple[int, int], ...] = ()
 
     @classmethod
     def for_table(cls, table: Any, errors: str = "strict") -> "RowPlan":
         decoders = tuple(column_decoder(c, errors) for c in table.columns)
         big = tuple(i for i, c in enumerate(table.columns) if c.type in _SHAREABLE_TYPES)
-        return cls(decoders, compile_full_image(decoders, f"{table.schema}.{table.table}"), big)
+        json = tuple((i, c.length_size) for i, c in enumerate(table.columns) if c.type == FIELD_TYPE.JSON)
+        return cls(decoders, compile_full_image(decoders, f"{table.schema}.{table.table}"), big, json)
+
+    def partial_after(self, data: bytes, pos: int, present: int, before: RowImage) -> tuple[RowImage, int]:
+        """A PARTIAL_UPDATE_ROWS_EVENT after image: value options, partial bits, then the image, in which a JSON
+        column whose bit is set holds a diff vector, applied to its `before` document (json_partial.py)."""
+        options, pos = _length_encoded(data, pos)
+        partial: set[int] = set()
+        if options & json_partial.PARTIAL_JSON_UPDATES:
+            nbytes = (len(self.json) + 7) >> 3
+            bits = int.from_bytes(data[pos:pos + nbytes], "little")
+            pos += nbytes
+            partial = {i for n, (i, _) in enumerate(self.json) if bits >> n & 1}
+        if not partial:
+            return self.reader(present)(data, pos)
+        sizes = dict(self.json)
+        nbytes = (present.bit_count() + 7) >> 3
+        nulls = int.from_bytes(data[pos:pos + nbytes], "little")
+        pos += nbytes
+        values: list[Any] = [None] * len(self.decoders)
+        null_bit = 1
+        for i, decode in enumerate(self.decoders):
+            if not present >> i & 1:
+                continue
+            if nulls & null_bit:
+                pass
+            elif i in partial:
+                size = sizes[i]
+                length = int.from_bytes(data[pos:pos + size], "little")
+                start = pos + size
+                pos = start + length
+                values[i] = json_partial.apply_json_diffs(before[i], json_partial.read_json_diffs(data[start:pos]))
+            else:
+                values[i], pos = decode(data, pos)
+            null_bit <<= 1
+        return values, pos
 
     def reader(self, present: int) -> Callable[[bytes, int], tuple[RowImage, int]]:
         """(data, pos) → (image, next pos) for images with this columns-present bitmap."""
@@ -124,7 +167,14 @@ class RowsDecoder:
         data: bytes = event.packet.packet._data
         pos, present, present2 = _rows_start(event, data)
         # event_size excludes header and checksum
-        return decode_images(plan, data, pos, _HEADER + event.event_size, present, present2, _kind(event))
+        try:
+            return decode_images(plan, data, pos, _HEADER + event.event_size, present, present2, _kind(event))
+        except json_partial.JsonDiffError as exc:
+            raise BinlogDecodeError(
+                f"cannot rebuild the after image of a partial JSON update (PARTIAL_UPDATE_ROWS_EVENT ending at binlog "
+                f"position {event.packet.log_pos}): {exc}", where=Where(table=f"{event.schema}.{event.table}"),
+                fix="see the event with mysqlbinlog -vv; to go on, start from a later position (binlog-cdc offsets "
+                    "set) and write that table with binlog_row_value_options=''") from None
 
     def raw(self, event: RowsEvent) -> "RawRows":
         """The event's row images undecoded, with what decoding them needs (`decode_raw`, in another process)."""
@@ -151,6 +201,8 @@ class RawRows:
 
 
 def _kind(event: RowsEvent) -> str:
+    if isinstance(event, PartialUpdateRowsEvent):
+        return "p"
     if isinstance(event, UpdateRowsEvent):
         return "u"
     if isinstance(event, WriteRowsEvent):
@@ -177,6 +229,11 @@ def decode_images(plan: RowPlan, data: bytes, pos: int, end: int, present: int, 
             after, pos = second(data, pos)
             if big:
                 share_unchanged(before, after, big)
+            append((before, after))
+    elif kind == "p":
+        while pos < end:
+            before, pos = first(data, pos)
+            after, pos = plan.partial_after(data, pos, present2, before)
             append((before, after))
     elif kind == "w":
         while pos < end:
@@ -206,8 +263,6 @@ def _rows_start(event: RowsEvent, data: bytes) -> tuple[int, int, int]:
     present bitmap(s).
     """
     v2 = event.event_type in _V2_EVENTS
-    if event.event_type == BINLOG.PARTIAL_UPDATE_ROWS_EVENT:
-        raise NotImplementedError("PARTIAL_UPDATE_ROWS_EVENT (binlog_row_value_options=PARTIAL_JSON) is not supported")
     known = 10 if v2 else 8
     pos = _HEADER + event._declared_post_header_len(known)
     if v2:

@@ -217,7 +217,8 @@ FIELDS: tuple[Field, ...] = (
     F("snapshot.tables.order.by.row.count", "disabled", as_str, "ascending, descending or disabled."),
     F("snapshot.resume.enabled", "true", as_bool,
       "binlog-cdc: an interrupted initial snapshot resumes at its table and key, beside streaming, instead of "
-      "starting over (needs signal.data.collection for its watermarks)."),
+      "starting over. Its watermarks write nothing by default (MySQL: GTID sets; MariaDB: the chunk view's binlog "
+      "position); MySQL without GTIDs needs signal.data.collection."),
     F("snapshot.new.tables", "off", E(modes.NewTablesMode),
       "binlog-cdc: incremental — at a restart, tables the filters match now but did not match in the previous run "
       "are snapshotted incrementally beside streaming (needs signal.data.collection); off — as Debezium, they are "
@@ -283,6 +284,26 @@ FIELDS: tuple[Field, ...] = (
 )
 
 BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}
+
+# Declared properties that change nothing here, and why: accepted so that Debezium configurations carry over,
+# documented as such (docs/CONFIGURATION.md), never silently. Every other declared property is either held by a
+# settings field (`prop`, declared.py), read by a settings builder, or refused (refusals.py); a test checks it.
+NO_EFFECT: dict[str, str] = {
+    "database.server.id.offset": "snapshot connections are plain SQL sessions, not replicas: they need no server id",
+    "database.query.timeout.ms": "queries run without a client-side timeout",
+    "connect.keep.alive.interval.ms": "a lost binlog connection is retried at once, then with backoff "
+                                      "(errors.max.retries bounds it)",
+    "topic.cache.size": "topic names are built once per table version",
+    "legacy.snapshot.max.threads": "the snapshot readers always read whole tables",
+    "poll.interval.ms": "the binlog is read as it arrives; there is no queue to poll",
+    "binlog.buffer.size": "transactions are never buffered (Debezium's default, 0, too)",
+    "schema.history.internal.kafka.recovery.poll.interval.ms": "the history topic is read to its end in one pass",
+    "schema.history.internal.kafka.recovery.attempts": "the history topic is read to its end in one pass",
+    "schema.history.internal.kafka.query.timeout.ms": "admin calls use the client's own timeouts",
+    "schema.history.internal.kafka.create.timeout.ms": "admin calls use the client's own timeouts",
+    "statistics.metrics.enabled": "metrics are always kept; they are served only with metrics.port",
+    "snapshot.mode.custom.name": "snapshot.mode=custom (a Java Snapshotter) is refused",
+}
 
 # Families of properties whose names carry a parameter (column.mask.with.12.chars, ...).
 PATTERN_PROPERTIES: tuple[re.Pattern[str], ...] = (

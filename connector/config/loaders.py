@@ -12,11 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from connector.serde.cloudevents import CLOUDEVENTS_CONVERTER, cloudevents_options
+from connector.config.cloudevents_options import CLOUDEVENTS_CONVERTER, cloudevents_options
 from connector.config.fields import BY_NAME, is_known
 from connector.config.registry import RegistryAccess, format_option_problems, registry_access, without_userinfo
 from connector.config.secret import is_sensitive
-from connector.config.settings import KafkaSettings, Settings, build_settings
+from connector.config.refusals import is_refused_name
+from connector.config.typos import is_user_named, likely_typo
+from connector.config.settings import KafkaSettings, Settings, TransformCheck, build_settings
 from connector.errors import ConfigError
 
 SOURCE_PREFIX = "debezium.source."
@@ -36,8 +38,18 @@ class LoadedConfig:
     warnings: list[str] = field(default_factory=list)
     default_offsets_file: str | None = None
 
-    def settings(self) -> Settings:
-        return build_settings(self.source, self.kafka, self.default_offsets_file)
+    def settings(self, transform_check: TransformCheck) -> Settings:
+        """The typed settings; misspelled property names are reported with every other problem. `transform_check`
+        is connector.transforms.config.transform_settings, handed in so that config/ does not import the transform
+        catalog (which imports events/, which imports config/)."""
+        typos = typo_problems(self.source)
+        try:
+            settings = build_settings(self.source, self.kafka, self.default_offsets_file, transform_check)
+        except ConfigError as exc:
+            raise ConfigError(typos + exc.problems) from None
+        if typos:
+            raise ConfigError(typos)
+        return settings
 
     def redacted(self) -> dict[str, str]:
         return {k: ("********" if is_sensitive(k) else v) for k, v in sorted(self.source.items())}
@@ -179,11 +191,36 @@ def load_connect_json(doc: dict, bootstrap: str | None, producer_overrides: dict
     return LoadedConfig(source=source, kafka=kafka, warnings=warnings)
 
 
-def _unknown_source_warnings(source: dict[str, str]) -> list[str]:
+def _unknown_source_names(source: Mapping[str, str]) -> list[str]:
     # a custom converter's options are `<name>.<option>`, `<name>` listed in `converters` (checked in its parser)
     converters = tuple(n.strip() + "." for n in (source.get("converters") or "").split(",") if n.strip())
-    return [f"unknown connector property {k} (ignored)" for k in sorted(source)
-            if not is_known(k) and not (converters and k.startswith(converters))]
+    return [k for k in sorted(source) if not is_known(k) and not (converters and k.startswith(converters))]
+
+
+def _unknown_source_warnings(source: dict[str, str]) -> list[str]:
+    typos = set(_typos(source))
+    return [f"unknown connector property {k} (ignored)" for k in _unknown_source_names(source) if k not in typos]
+
+
+def _typos(source: Mapping[str, str]) -> dict[str, str]:
+    """Property set -> the known property it misspells. Names a family pattern accepts are checked too
+    (`signal.data.colection`, `database.hostnme` would otherwise pass as a signal or JDBC setting), except those
+    whose parts the user names (SMTs, converters, producer options, JDBC's camelCase settings)."""
+    converters = tuple(n.strip() + "." for n in (source.get("converters") or "").split(",") if n.strip())
+    out = {}
+    for name in sorted(source):
+        if name in BY_NAME or is_refused_name(name) or is_user_named(name) or (converters and name.startswith(converters)):
+            continue
+        meant = likely_typo(name, BY_NAME)
+        if meant is not None:
+            out[name] = meant
+    return out
+
+
+def typo_problems(source: Mapping[str, str]) -> list[str]:
+    """A property name close to a known one is a typo that would silently change the result (a misspelt
+    table.include.list captures every table): one problem each, naming the property meant."""
+    return [f"unknown property {name}; did you mean {meant}?" for name, meant in _typos(source).items()]
 
 
 def _kafka_settings(producer: dict[str, str], formats: dict[str, str], header_default: str,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from connector.config.declared import prop, read_declared
 from connector.config.reader import PropertyReader
 
 __all__ = ["SignalSettings", "signal_settings"]
@@ -13,22 +14,23 @@ __all__ = ["SignalSettings", "signal_settings"]
 class SignalSettings:
     """Signals and the incremental snapshots they start (connector/signals/, snapshot/incremental/)."""
 
-    data_collection: str | None = None  # `db.table`; None: no source channel, no incremental snapshot
-    channels: tuple[str, ...] = ("source",)
-    chunk_size: int = 1024
+    # `db.table`; None: no source channel, no incremental snapshot
+    data_collection: str | None = prop("signal.data.collection", empty=None)
+    channels: tuple[str, ...] = prop("signal.enabled.channels")  # lower case
+    chunk_size: int = prop("incremental.snapshot.chunk.size")
     # read.only=true: nothing is ever written to the database; incremental snapshots use GTID watermarks
     # (snapshot/incremental/read_only.py), MySQL with GTIDs only.
-    read_only: bool = False
-    poll_interval_ms: int = 5000
-    file: str = "file-signals.txt"
-    kafka_topic: str | None = None  # None: `<topic.prefix>-signal`
-    kafka_bootstrap_servers: str | None = None
-    kafka_group_id: str = "kafka-signal"
-    kafka_poll_timeout_ms: int = 0
+    read_only: bool = prop("read.only", empty=False)
+    poll_interval_ms: int = prop("signal.poll.interval.ms")
+    file: str = prop("signal.file")
+    kafka_topic: str | None = prop("signal.kafka.topic", empty=None)  # None: `<topic.prefix>-signal`
+    kafka_bootstrap_servers: str | None = prop("signal.kafka.bootstrap.servers", empty=None)
+    kafka_group_id: str = prop("signal.kafka.groupId")
+    kafka_poll_timeout_ms: int = prop("signal.kafka.poll.timeout.ms")
     consumer: tuple[tuple[str, str], ...] = ()  # signal.consumer.* for the kafka channel's consumer
     # notification.enabled.channels (log, sink) and the sink channel's topic (connector/notifications/)
-    notification_channels: tuple[str, ...] = ()
-    notification_topic: str | None = None
+    notification_channels: tuple[str, ...] = prop("notification.enabled.channels", empty=())  # lower case
+    notification_topic: str | None = prop("notification.sink.topic.name", empty=None)
 
     @property
     def external(self) -> tuple[str, ...]:
@@ -54,15 +56,6 @@ def signal_settings(r: PropertyReader) -> SignalSettings:
     if strategy != "insert_insert":
         r.problems.append(f"incremental.snapshot.watermarking.strategy={strategy} refused: only insert_insert "
                           f"is implemented")
-    collection = r.get("signal.data.collection")
-    if collection and collection.count(".") != 1:
-        r.problems.append(f"signal.data.collection={collection!r}: expected `database.table`")
-    bootstrap = r.get("signal.kafka.bootstrap.servers")
-    if "kafka" in channels and not bootstrap:
-        r.problems.append("signal.enabled.channels=kafka needs signal.kafka.bootstrap.servers (the brokers holding "
-                          "the signal topic)")
-    consumer = tuple(sorted((k[len("signal.consumer."):], v) for k, v in r.raw.items()
-                            if k.startswith("signal.consumer.") and v))
     notifications = tuple(c.strip().lower() for c in (r.get("notification.enabled.channels") or ()) if c.strip())
     for channel in notifications:
         if channel == "jmx":
@@ -70,15 +63,20 @@ def signal_settings(r: PropertyReader) -> SignalSettings:
                               "or sink channel")
         elif channel not in ("log", "sink"):
             r.problems.append(f"notification.enabled.channels: unknown channel {channel!r} (log, sink)")
-    notification_topic = r.get("notification.sink.topic.name") or None
-    if "sink" in notifications and not notification_topic:
+    consumer = tuple(sorted((k[len("signal.consumer."):], v) for k, v in r.raw.items()
+                            if k.startswith("signal.consumer.") and v))
+    settings = read_declared(SignalSettings, r, channels=channels, notification_channels=notifications,
+                             consumer=consumer)
+    if settings.data_collection and settings.data_collection.count(".") != 1:
+        r.problems.append(f"signal.data.collection={settings.data_collection!r}: expected `database.table`")
+    if "kafka" in channels and not settings.kafka_bootstrap_servers:
+        r.problems.append("signal.enabled.channels=kafka needs signal.kafka.bootstrap.servers (the brokers holding "
+                          "the signal topic)")
+    if "sink" in notifications and not settings.notification_topic:
         # Debezium's validation message, with what to do
         r.problems.append("notification.enabled.channels=sink: Notification topic name must be provided when kafka "
                           "notification channel is enabled; set notification.sink.topic.name")
-    return SignalSettings(collection or None, channels, r.get("incremental.snapshot.chunk.size") or 1024,
-                          bool(r.get("read.only")), r.get("signal.poll.interval.ms"), r.get("signal.file"),
-                          r.get("signal.kafka.topic") or None, bootstrap or None, r.get("signal.kafka.groupId"),
-                          r.get("signal.kafka.poll.timeout.ms"), consumer, notifications, notification_topic)
+    return settings
 
 
 def new_tables_problems(signals: SignalSettings, store_only_captured_tables_ddl: bool) -> list[str]:

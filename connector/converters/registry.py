@@ -72,7 +72,10 @@ _FAMILIES: dict[str, Factory] = {
     "BIT": bits.bit,
     **{name: text.string for name in ("CHAR", "VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT", "NCHAR",
                                        "NVARCHAR", "NATIONAL CHAR", "NATIONAL VARCHAR", "CHARACTER",
-                                       "CHARACTER VARYING", "LONG", "LONG VARCHAR", "INET4", "INET6", "UUID")},
+                                       "CHARACTER VARYING", "LONG", "LONG VARCHAR", "INET4", "INET6", "UUID",
+                                       # every national spelling the DDL parser keeps (schema_history/ddl/type_names.py)
+                                       "NATIONAL CHARACTER", "NCHAR VARCHAR", "NCHAR VARYING", "CHAR VARYING",
+                                       "NATIONAL CHAR VARYING", "NATIONAL CHARACTER VARYING")},
     **{name: binary.binary for name in ("BINARY", "VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB",
                                          "LONG VARBINARY")},
     "DATE": temporal.date,

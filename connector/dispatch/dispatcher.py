@@ -10,8 +10,10 @@ which only the last of them carries, so the offset becomes committable once the 
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
+from enum import Enum
 from typing import Any, Callable, Sequence
 
 from connector.binlog.position import SourceOffset, TransactionState
@@ -19,7 +21,8 @@ from connector.config.modes import Operation
 from connector.config.settings import Settings
 from connector.dispatch.encode_pool import EncodePool
 from connector.dispatch.encoder import RecordEncoder, Transforms
-from connector.dispatch.filters import TableFilter
+from connector.config.table_filter import TableFilter
+from connector.dispatch.fused_rows import EventRows, FusedRows, RowCheck
 from connector.dispatch.schema_changes import SchemaChanges, SchemaTracker, truncated_table
 from connector.dispatch.pipelined_sender import PipelinedSender
 from connector.dispatch.row_records import VALUE_FAILURES, event_headers, failed_row, planned_rows, row_values
@@ -31,14 +34,31 @@ from connector.events import records
 from connector.binlog.rows_decoder import RawRows
 from connector.events.envelope import TxBlock
 from connector.events.kinds import DataChange, LogicalRecord, RecordKind, Tombstone, TransactionRecord
+from connector.events.row_renderer import RowRenderer, row_renderer
 from connector.events.row_errors import row_value_error
 from connector.events.table_schema import TableSchema, TableSchemaBuilder
+from connector.kafka.writer import OutRecord
 from connector.offsets.tracker import OffsetTracker
 from connector.serde.avro import RecordSerializer, record_serializer
 from connector.streaming.handler import EventPositions, EventSource, RowChange
 from schema_history.model import TableId
 
-__all__ = ["DispatchCounters", "Dispatcher", "RecordSink", "SchemaTracker"]
+__all__ = ["DispatchCounters", "Dispatcher", "RecordSink", "SchemaTracker", "FusedRowsMode"]
+
+
+class FusedRowsMode(str, Enum):
+    """BINLOG_CDC_FUSED_ROWS: `1` (default) the fused row path where it applies (fused_rows.py); `0` every row
+    change through the general path (`Dispatcher.row_change`); `check` the fused path, with each of its rows also
+    rendered by the general path and any difference raised (tests/conformance/test_conformance.py runs the
+    goldens so)."""
+
+    ON = "1"
+    OFF = "0"
+    CHECK = "check"
+
+    @classmethod
+    def from_env(cls) -> "FusedRowsMode":
+        return cls(os.environ.get("BINLOG_CDC_FUSED_ROWS", "1"))
 
 
 
@@ -60,7 +80,8 @@ class Dispatcher:
                  tracker: OffsetTracker, table_filter: TableFilter, *, connector_name: str = "mysql",
                  version: str | None = None, clock_ns: Callable[[], int] = time.time_ns,
                  serializer: RecordSerializer | None = None, transforms: Transforms | None = None,
-                 encode_pool: EncodePool | None = None) -> None:
+                 encode_pool: EncodePool | None = None, fused_mode: FusedRowsMode | None = None) -> None:
+        fused_mode = FusedRowsMode.from_env() if fused_mode is None else fused_mode
         self.schema = schema
         self.tracker = tracker
         self.counters = DispatchCounters()
@@ -86,10 +107,20 @@ class Dispatcher:
                                              self._context_headers,
                                              include_schema_changes=settings.events.include_schema_changes,
                                              clock_ns=clock_ns)
+        # The database the snapshot's schema records last `USE`d: Debezium runs those statements on the connection
+        # it later writes incremental-snapshot watermarks on (connector/signal_wiring.py); None: no snapshot ran.
+        self.snapshot_session_database: str | None = None
         # The snapshot hands the same offset object with every row of a table read: its map is built once.
         self._offset_map: tuple[SourceOffset | None, dict[str, Any]] = (None, {})
         # The last row's table version and what its rows need: (Table, TableSchema, topic, `db.table`, columns).
         self._target: tuple[Any, ...] = (None,)
+        # The fused row path (fused_rows.py) needs JSON text records straight from the renderer: no transform of
+        # data records or tombstones, JSON converters, rows rendered in this process.
+        self._fusable = (self.pipeline is None and self.encoder.direct(RecordKind.DATA)
+                         and self.encoder.direct(RecordKind.TOMBSTONE) and fused_mode is not FusedRowsMode.OFF)
+        self._check_fused = fused_mode is FusedRowsMode.CHECK
+        # Per TableSchema (kept alive with it): its renderer, None when its rows take the general path.
+        self._renderers: dict[int, tuple[TableSchema, RowRenderer | None]] = {}
 
     def emit(self, record: LogicalRecord, offset: dict[str, Any] | None) -> None:
         """A record built elsewhere (heartbeats): encoded, tracked and committed like every other."""
@@ -118,6 +149,44 @@ class Dispatcher:
             self._emit_rows(ts, change.op, before, after, source, positions, target[2], target[3])
         except VALUE_FAILURES as exc:
             raise failed_row(ts, change.before, change.after, exc, source.file, source.pos) from exc
+
+    def fused_rows(self, table_id: TableId, op: Operation, source: EventSource) -> FusedRows | None:
+        """For one rows event (`source` at its first row to emit): its fused emission (fused_rows.py), which sends
+        what `row_change` would, or None when its rows must take `row_change`."""
+        if not self._fusable or op.value in self._skipped:
+            return None
+        target = self._row_target(table_id, source)
+        ts = target[1]
+        cached = self._renderers.get(id(ts))
+        if cached is None or cached[0] is not ts:
+            cached = self._renderers[id(ts)] = (ts, row_renderer(ts))
+        render = cached[1]
+        if render is None:
+            return None
+        rows = EventRows(ts, render, target[2], target[3], op.value, self._sources.of(source),
+                         op is Operation.DELETE and self._events.tombstones_on_delete, self._context_headers)
+        check = self._general_path_check(ts, op, source, target) if self._check_fused else None
+        return rows.emitter(self._sender.send_group, self.counters, self._clock_ns, check)
+
+    def _general_path_check(self, ts: TableSchema, op: Operation, source: EventSource,
+                            target: tuple[Any, ...]) -> RowCheck:
+        """FusedRowsMode.CHECK: a row's fused records against those `row_change` would send for it, byte for byte."""
+
+        def check(before: Sequence[Any] | None, after: Sequence[Any] | None, row: int,
+                  tx_block: tuple[str, int, int] | None, offset: SourceOffset, now_ns: int,
+                  fused: list[tuple[OutRecord, dict[str, Any] | None]]) -> None:
+            general: list[tuple[OutRecord | None, dict[str, Any] | None]] = []
+            data_events = self.counters.data_events
+            es = source.at_row(row)
+            b, a = row_values(ts, before, after, target[4], es.file, es.pos, target[3])  # type: ignore[arg-type]
+            self._emit_rows(ts, op, b, a, es, _FixedPosition(tx_block, offset), target[2], target[3], now_ns=now_ns,
+                            emit=lambda record, offset_map: general.append((self.encoder.encode(record), offset_map)))
+            self.counters.data_events = data_events
+            if general != fused:
+                raise AssertionError(f"the fused row path differs from the general one at {es.file}:{es.pos} row "
+                                     f"{row} of {target[3]}:\nfused   {fused}\ngeneral {general}")
+
+        return check
 
     def _row_target(self, table_id: TableId, source: EventSource) -> tuple[Any, ...]:
         """(Table, TableSchema, topic, `db.table`, column count) of the table's current version."""
@@ -179,6 +248,20 @@ class Dispatcher:
         except VALUE_FAILURES as exc:
             raise row_value_error(ts, values, "snapshot", exc, source.file, source.pos) from exc
 
+    def topic_of(self, table_id: TableId) -> str:
+        return self._routes.topic(table_id)
+
+    def snapshot_delete(self, table_id: TableId, before: Sequence[Any], source: EventSource,
+                        offset: SourceOffset) -> None:
+        """A delete (and its tombstone) of a row an interrupted snapshot's earlier attempt sent that is gone now
+        (snapshot/ghost_rows.py); `before`: Connect values in table column order."""
+        table = self.schema.table(table_id)
+        assert table is not None
+        self._schema_changes.release()
+        ts = self._routes.schema(table)
+        self._emit_rows(ts, Operation.DELETE, before, None, source, _FixedPosition(None, offset), self._routes.topic(table_id),
+                        table_id.dotted())
+
     def snapshot_text_rows(self, table_id: TableId, decoders: Sequence[Any]
                            ) -> Callable[[list, EventSource, Any], None] | None:
         """For one table read: `emit(raw_row, source, offset)`, `snapshot_row` for the server's raw text values
@@ -212,13 +295,15 @@ class Dispatcher:
         return emit
 
     def _emit_rows(self, ts: TableSchema, op: Operation, before: Sequence[Any] | None, after: Sequence[Any] | None,
-                   es: EventSource, positions: EventPositions, topic: str, data_collection: str) -> None:
+                   es: EventSource, positions: EventPositions, topic: str, data_collection: str, *,
+                   now_ns: int | None = None,
+                   emit: Callable[[LogicalRecord, dict[str, Any] | None], None] | None = None) -> None:
         if op.value in self._skipped:
             return
         planned = planned_rows(ts, op, before, after, self._events.tombstones_on_delete)
         source = self._sources.of(es)
-        now_ns = self._clock_ns()
-        emit = self._sender.emit
+        now_ns = self._clock_ns() if now_ns is None else now_ns
+        emit = self._sender.emit if emit is None else emit
         for event in planned:
             self.counters.data_events += 1
             tx_block, offset = positions.next_event(data_collection)
@@ -234,6 +319,8 @@ class Dispatcher:
 
     # ---------------------------------------------------------------- schema
     def schema_statement(self, database: str, ddl: str, source: EventSource, offset: SourceOffset) -> None:
+        if ddl.startswith("USE "):
+            self.snapshot_session_database = database
         self._schema_changes.apply(ddl, database, source, offset, snapshot=True)
 
     def ddl(self, statement: str, database: str, source: EventSource, offset: SourceOffset) -> None:
@@ -280,3 +367,14 @@ class Dispatcher:
         # Debezium commits only offsets of emitted records (heartbeats aside), so neither do we.
         pass
 
+
+
+class _FixedPosition:
+    """`EventPositions` handing out one given transaction block and offset: the fused path's check, and records
+    outside any transaction that all carry one offset (a snapshot's deletes)."""
+
+    def __init__(self, tx_block: tuple[str, int, int] | None, offset: SourceOffset) -> None:
+        self._answer = (tx_block, offset)
+
+    def next_event(self, data_collection: str) -> tuple[tuple[str, int, int] | None, SourceOffset]:
+        return self._answer

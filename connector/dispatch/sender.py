@@ -9,18 +9,25 @@ its offset counts as acknowledged at once, so it does not hold back the records 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 from connector.dispatch.encoder import RecordEncoder
 from connector.events.kinds import LogicalRecord
 from connector.kafka.writer import OutRecord
 from connector.offsets.tracker import OffsetTracker
 
-__all__ = ["DispatchCounters", "RecordSender", "RecordSink"]
+__all__ = ["DispatchCounters", "GroupSink", "RecordSender", "RecordSink"]
 
 
 class RecordSink(Protocol):
     def send(self, record: OutRecord, on_ack: Callable[[], None]) -> None: ...
+
+
+@runtime_checkable
+class GroupSink(Protocol):
+    """A sink that sends records as one group: `on_ack()` once Kafka acknowledged every one of them."""
+
+    def send_group(self, records: Sequence[OutRecord], on_ack: Callable[[], None]) -> None: ...
 
 
 @dataclass
@@ -37,6 +44,7 @@ class RecordSender:
         self._sink = sink
         self._tracker = tracker
         self._counters = counters
+        self._group_sink = sink if isinstance(sink, GroupSink) else None
 
     def emit(self, record: LogicalRecord, offset: dict[str, Any] | None) -> None:
         """Encode `record` and send it; `offset` (None: carried by a later record) commits once it is acked."""
@@ -57,3 +65,23 @@ class RecordSender:
             tracker.ack(seq)
 
         self._sink.send(record, acked)
+
+    def send_group(self, records: Sequence[OutRecord], offset: dict[str, Any] | None) -> None:
+        """Send records of which only the last carries an offset (a rows event's: its last row's), committable once
+        Kafka acknowledged all of them. A sink sending groups (the Kafka writer) gets one sequence number and one
+        acknowledgement for the group instead of one per record; any other gets them one by one."""
+        group_sink = self._group_sink
+        if group_sink is None:
+            last = len(records) - 1
+            for index, record in enumerate(records):
+                self.send(record, offset if index == last else None)
+            return
+        tracker, counters, count = self._tracker, self._counters, len(records)
+        seq = tracker.track(offset)
+        counters.records_sent += count
+
+        def acked() -> None:
+            counters.records_acked += count
+            tracker.ack(seq)
+
+        group_sink.send_group(records, acked)

@@ -12,7 +12,7 @@ import logging
 from typing import Any, Protocol
 
 from connector.config.modes import InconsistentSchemaHandlingMode
-from connector.dispatch.filters import TableFilter
+from connector.config.table_filter import TableFilter
 from connector.errors import SchemaError, Where
 from connector.schema.table_map_check import mismatch
 from schema_history.model import Table, TableId

@@ -134,8 +134,7 @@ class SourceInfo:
         fields = self.__dict__
         parts = fields.get("_json_around_row")
         if parts is None:
-            head, _, tail = self._json().partition(f',"row":{self.row},"thread":')
-            parts = fields["_json_around_row"] = (head + ',"row":', ',"thread":' + tail)
+            parts = fields["_json_around_row"] = self.json_around_row()
         copy = object.__new__(SourceInfo)
         copied = copy.__dict__
         copied.update(fields)
@@ -143,6 +142,11 @@ class SourceInfo:
         # the event's first block: encode workers get it once per batch and the row number per record
         copied.setdefault("_template", self)
         return copy
+
+    def json_around_row(self) -> tuple[str, str]:
+        """The payload JSON split around the row number: `head + str(row) + tail` is this block's JSON at `row`."""
+        head, _, tail = self._json().partition(f',"row":{self.row},"thread":')
+        return head + ',"row":', ',"thread":' + tail
 
     def _json(self) -> str:
         ts_ns = self.ts_ns

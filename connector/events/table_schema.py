@@ -123,6 +123,16 @@ class TableSchema:
             return None
         return compile_text_encoder(self, decoders)
 
+    @property
+    def value_images_are_rows(self) -> bool:
+        """Whether the value's before/after images are the row images unchanged (no column filter, no mapper)."""
+        return self._value_indexes is None and not self._value_mappers
+
+    @property
+    def big_rows(self) -> BigBytesRows | None:
+        """The writer of images holding BLOB-sized values, None when the value has no BYTES column."""
+        return self._big_rows
+
     def key_values(self, row: Sequence[Any]) -> tuple | None:
         if self.key_schema is None:
             return None
@@ -187,8 +197,17 @@ class TableSchema:
         big = self._big_rows
         if big is not None and (big.holds_big(before) or big.holds_big(after)):
             return self._big_value_bytes(big, op, before, after, source, transaction, ts_ns)
-        text = "".join(self._envelope_parts(op, row_writer(before), row_writer(after), source, transaction, ts_ns))
-        return text.encode("utf-8")
+        tx_text = "null" if transaction is None else TX_BLOCK_SCHEMA.writer(transaction.values())
+        return self.envelope_text(op.value, row_writer(before), row_writer(after), source.json(), tx_text,
+                                  ts_ns).encode("utf-8")
+
+    def envelope_text(self, op: str, before_text: str, after_text: str, source_json: str, tx_text: str,
+                      ts_ns: int) -> str:
+        """The envelope value's JSON text from the texts of its parts: every streamed change event's value is
+        joined here (the general path and connector/events/row_renderer.py's alike)."""
+        return (f'{self._value_prefix}{{"before":{before_text},"after":{after_text},"source":{source_json},'
+                f'"transaction":{tx_text},"op":"{op}","ts_ms":{ts_ns // 1_000_000},"ts_us":{ts_ns // 1_000},'
+                f'"ts_ns":{ts_ns}{"}}" if self.schemas_enable else "}"}')
 
     def _envelope_parts(self, op: Operation, before_text: str, after_text: str, source: SourceInfo,
                         transaction: TxBlock | None, ts_ns: int) -> list[str]:

@@ -9,10 +9,18 @@ to; ties (same bucket) keep insertion order, as a bucket's list does across resi
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Protocol, Sequence, TypeVar
 
 from connector.java.hashmap import java_string_hash
-from schema_history.model import TableId
+
+
+class Dotted(Protocol):
+    """What a HashMap key needs here: the `db.table` text Debezium's TableId hashes (schema_history.model.TableId)."""
+
+    def dotted(self) -> str: ...
+
+
+TableId = TypeVar("TableId", bound=Dotted)
 
 
 def _bucket(h: int, capacity: int) -> int:

@@ -85,10 +85,10 @@ class Deliveries:
         with self._lock:
             return self._in_flight_bytes
 
-    def produced(self, size: int = 0) -> None:
+    def produced(self, size: int = 0, *, count: int = 1) -> None:
         # Counted before produce(): another thread polling may run the callback before produce() returns.
         with self._lock:
-            self._in_flight += 1
+            self._in_flight += count
             self._in_flight_bytes += size
 
     def not_produced(self, size: int = 0) -> None:
@@ -158,15 +158,41 @@ class Deliveries:
                 else:
                     on_ack()
                 return
-            failure = KafkaDeliveryError(topic, msg.partition() if msg is not None else partition,  # type: ignore[attr-defined]
-                                         err)
-            if err.code() in (KafkaError._PURGE_QUEUE, KafkaError._PURGE_INFLIGHT):
-                # Dropped on purpose by close() or an aborted transaction: never acknowledged, so never
-                # committed, but not a failure of the writer either.
-                logger.debug("%s", failure)
+            self._not_delivered(topic, msg.partition() if msg is not None else partition, err)  # type: ignore[attr-defined]
+
+        return delivered
+
+    def _not_delivered(self, topic: str, partition: int | None, err: KafkaError) -> None:
+        failure = KafkaDeliveryError(topic, partition, err)
+        if err.code() in (KafkaError._PURGE_QUEUE, KafkaError._PURGE_INFLIGHT):
+            # Dropped on purpose by close() or an aborted transaction: never acknowledged, so never
+            # committed, but not a failure of the writer either.
+            logger.debug("%s", failure)
+            return
+        logger.error("%s", failure)
+        self.fail(failure)
+
+    def group_callback(self, topic: str, count: int, size: int, on_ack: Callable[[], None]) -> Callable[..., None]:
+        """The one `on_delivery` callback of a group of `count` records of `size` bytes in all (non-transactional
+        producer): `on_ack()` once every one was delivered. Each delivery frees its place among the records in
+        flight; the group's bytes are freed with its last record."""
+        left = [count, False]  # records not delivered yet; whether one of them failed
+        lock = self._lock
+
+        def delivered(err: KafkaError | None, msg: object) -> None:
+            with lock:
+                self._in_flight -= 1
+                left[0] -= 1
+                done = not left[0]
+                if done:
+                    self._in_flight_bytes -= size
+                if err is not None:
+                    left[1] = True
+            if err is None:
+                if done and not left[1]:
+                    on_ack()
                 return
-            logger.error("%s", failure)
-            self.fail(failure)
+            self._not_delivered(topic, msg.partition() if msg is not None else None, err)  # type: ignore[attr-defined]
 
         return delivered
 

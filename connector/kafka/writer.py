@@ -32,7 +32,7 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping, Sequence
 
 from confluent_kafka import KafkaError, KafkaException, Producer
 
@@ -218,6 +218,55 @@ class KafkaWriter:
                 raise failure from exc
         if self._poll_on_send:
             self._producer.poll(0)
+
+    def send_group(self, records: Sequence[OutRecord], on_ack: Callable[[], None]) -> None:
+        """Produce `records` (a rows event's, in order) with one delivery callback for all of them: `on_ack()` runs
+        once Kafka acknowledged every one, never if one failed. Failures as `send`. Back-pressure is checked once
+        for the group's bytes, so a group may take the records in flight past `max_in_flight_records` by its own
+        size (a rows event's, at most a few hundred records). A transactional producer takes `send`'s path."""
+        if self._transactional or len(records) == 1:
+            left = [len(records)]
+
+            def one_acked() -> None:
+                left[0] -= 1
+                if not left[0]:
+                    on_ack()
+
+            for record in records:
+                self.send(record, one_acked)
+            return
+        deliveries = self._deliveries
+        if deliveries.failure is not None:
+            deliveries.raise_if_failed()
+        total = sum((len(r.key) if r.key else 0) + (len(r.value) if r.value else 0) for r in records)
+        producer = self._producer
+        started = deliveries.wait_for_room(producer.poll, total)
+        callback = deliveries.group_callback(records[0].topic, len(records), total, on_ack)
+        deliveries.produced(total, count=len(records))
+        produce = producer.produce
+        for index, record in enumerate(records):
+            while True:
+                try:
+                    if record.partition is None:
+                        produce(record.topic, value=record.value, key=record.key, headers=record.headers or None,
+                                on_delivery=callback)
+                    else:
+                        produce(record.topic, value=record.value, key=record.key, headers=record.headers or None,
+                                partition=record.partition, on_delivery=callback)
+                    break
+                except BufferError:
+                    # librdkafka's own queue is full (queue.buffering.max.*): serve callbacks to drain it.
+                    started = self._clock() if started is None else started
+                    producer.poll(0.05)
+                    deliveries.raise_if_failed()
+                    deliveries.check_blocked(started, "the producer queue")
+                except KafkaException as exc:
+                    # the group never completes (its on_ack never runs); the writer stays failed
+                    failure = KafkaDeliveryError(record.topic, record.partition, exc.args[0])
+                    deliveries.fail(failure)
+                    raise failure from exc
+        if self._poll_on_send:
+            producer.poll(0)
 
     def drain_oversized(self) -> None:
         """Between source events: wait until a record larger than the in-flight byte bound is acknowledged.

@@ -17,12 +17,33 @@ from connector.java.key_text import java_value_text
 from connector.notifications.model import Notification, java_additional_data, log_line, new_id
 from connector.streaming.heartbeat import RecordEmitter
 from schema_history.model import TableId
-from snapshot.incremental.context import IncrementalContext
 
 __all__ = ["IncrementalNotifications", "InitialNotifications", "LogChannel", "NotificationChannel", "Notifier",
            "SinkChannel", "build_notifier"]
 
 log = logging.getLogger("connector.notifications")
+
+
+class SnapshotTable(Protocol):
+    """A table in an incremental snapshot's queue (snapshot/incremental/context.py's Collection)."""
+
+    @property
+    def table(self) -> TableId: ...
+
+
+class IncrementalContext(Protocol):
+    """What the notifications read of an incremental snapshot's state (snapshot/incremental/context.py): declared
+    here so that notifications/ need not import snapshot/, which sends them."""
+
+    correlation_id: str | None
+    maximum_key: tuple | None
+    chunk_end: tuple | None
+
+    @property
+    def collections(self) -> Sequence[SnapshotTable]: ...
+
+    @property
+    def current(self) -> SnapshotTable | None: ...
 
 INCREMENTAL = "Incremental Snapshot"
 INITIAL = "Initial Snapshot"

@@ -52,6 +52,9 @@ class StreamingStats:
     purge_position_available: bool = True
 
     def event(self, file: str, next_pos: int, ts_sec: int, now_ms: int) -> None:
+        """A binlog event was read. `ts_sec` is its source time, 0 when it has none that tells the lag: as
+        Debezium's BinlogStreamingChangeEventSource.onEvent, the lag is now minus the time of the last event read
+        (a binlog event's time is its statement's, so a change written with an old `SET timestamp` shows as old)."""
         self.binlog_filename = file
         self.binlog_position = next_pos
         self.binlog_events_seen += 1
@@ -59,6 +62,12 @@ class StreamingStats:
             self.last_event_ts_ms = ts_sec * 1000
             self.last_event_seen_ms = now_ms
             self.ms_behind_source = max(0, now_ms - self.last_event_ts_ms)
+
+    def caught_up(self) -> None:
+        """A server heartbeat: the server sends one only when it has sent everything, so the lag is 0 (Debezium
+        sets 0 on HEARTBEAT too). Without it a caught-up connector would keep the age of the last event it read,
+        which grows for as long as nothing is written."""
+        self.ms_behind_source = 0
 
     def set_connected(self, connected: bool) -> None:
         if connected:
@@ -95,7 +104,8 @@ class StreamingCollector(Collector):
         s = self._stats
         now_ms = time.time_ns() // 1_000_000
         yield self._gauge("Connected", "1 while the binlog client is connected", 1 if s.connected else 0)
-        yield self._gauge("MilliSecondsBehindSource", "Now minus the source time of the last binlog event read",
+        yield self._gauge("MilliSecondsBehindSource", "Now minus the source time of the last binlog event read; "
+                          "0 once the server has nothing more to send",
                           s.ms_behind_source)
         yield self._gauge("MilliSecondsSinceLastEvent", "Time since the last binlog event was read",
                           now_ms - s.last_event_seen_ms if s.last_event_seen_ms else -1)

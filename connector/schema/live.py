@@ -18,6 +18,7 @@ from typing import Callable, Iterator
 
 import pymysql
 
+from connector.binlog.position import binlog_file_key
 from schema_history.model import TableId
 from schema_history.recovery import gtid_set_contained
 
@@ -93,7 +94,7 @@ class LiveSchema:
                 if gtids is not None and not same_server:
                     files, file = names, ""
                 else:
-                    files = [name for name in names if name >= file]
+                    files = [name for name in names if binlog_file_key(name) >= binlog_file_key(file)]
                 for name in files:
                     start = pos if name == file else 4
                     cur.execute(f"SHOW BINLOG EVENTS IN %s FROM {int(start)}", (name,))

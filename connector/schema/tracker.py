@@ -11,7 +11,7 @@ from typing import Any, Callable
 
 from connector.config.settings import HISTORY_FILE, HISTORY_KAFKA, Settings
 from connector.errors import SchemaError, Where
-from connector.dispatch.filters import TableFilter
+from connector.config.table_filter import TableFilter
 from connector.kafka.writer import build_producer_config, connection_config
 from connector.schema.live import LiveSchema, shape_ddl_table
 from schema_history.changes import SchemaChange
@@ -48,7 +48,7 @@ def make_history_store(settings: Settings) -> SchemaHistoryStore:
 
 def _gtid_source_predicate(settings: Settings) -> Callable[[str], bool] | None:
     """`gtid.source.includes/excludes` for schema history recovery, or None when every source is followed."""
-    from connector.binlog.gtid import GtidSourceFilter
+    from connector.gtids.sets import GtidSourceFilter
 
     gtid_filter = GtidSourceFilter.from_settings(settings.gtid_source)
     return gtid_filter.accepts if gtid_filter.active else None

@@ -47,7 +47,9 @@ class SnapshotActions(Protocol):
     def close_window(self, signal_id: str, source: EventSource, offset: SourceOffset) -> None: ...
 
     def process_change(self, table_id: TableId, images: Sequence[Sequence[Any] | None], source: EventSource,
-                       offset: SourceOffset) -> None: ...
+                       offset: SourceOffset) -> bool:
+        """True when the snapshot's offset part changed (a read-only window went out before this change)."""
+        ...
 
     def needs_rows(self, table_id: TableId) -> bool:
         """Whether `process_change` must see the table's rows (a snapshot of it is under way)."""
@@ -91,8 +93,8 @@ class NoIncrementalSnapshots:
         pass
 
     def process_change(self, table_id: TableId, images: Sequence[Sequence[Any] | None], source: EventSource,
-                       offset: SourceOffset) -> None:
-        pass
+                       offset: SourceOffset) -> bool:
+        return False
 
     def needs_rows(self, table_id: TableId) -> bool:
         return False
@@ -193,9 +195,17 @@ class SignalingEmitter:
             if self._source_channel or record.type in WATERMARKS:
                 self.process(record, source)
         if self._inner.wants_table(change.table_id):
-            self._snapshots.process_change(change.table_id, (change.before, change.after), source,
-                                           self._state.offset())
+            if self._snapshots.process_change(change.table_id, (change.before, change.after), source,
+                                              self._state.offset()):
+                self._sync_parts()  # the change's record carries the offset part past the window just sent
             self._inner.row_change(change, source, positions)
+
+    def fused_rows(self, table_id: TableId, op: Operation, source: EventSource) -> Any:
+        """The dispatcher's fused row path for a rows event, unless its rows are needed here (as `rows_event`)."""
+        if table_id == self._signal_table or self._snapshots.needs_rows(table_id):
+            return None
+        fused = getattr(self._inner, "fused_rows", None)
+        return fused(table_id, op, source) if fused is not None else None
 
     @property
     def pipeline(self) -> Any:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import Callable, Protocol, runtime_checkable
+from typing import Any, Callable, Protocol, runtime_checkable
 
 from pymysqlreplication.event import (
     GtidEvent,
@@ -32,11 +32,13 @@ from pymysqlreplication.event import (
 )
 from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateRowsEvent, WriteRowsEvent
 
-from connector.binlog.gtid import GtidSet, GtidSourceFilter, MariaGtidPosition
+from connector.gtids.sets import GtidSet, GtidSourceFilter, MariaGtidPosition
 from connector.binlog.position import SourceOffset, TransactionState
 from connector.binlog.reader import PositionedEvent
-from connector.binlog.rows_decoder import RowPair, RowsDecoder, release_raw_bytes
+from connector.binlog.rows_decoder import PartialUpdateRowsEvent, RowPair, RowsDecoder, release_raw_bytes
+from connector.binlog.rows_query import rows_query_text
 from connector.binlog.table_map_cache import CachedTableMapEvent
+from connector.binlog.tagged_gtid import TaggedGtidEvent
 from connector.config.modes import Operation
 from connector.offsets.parts import OffsetPart
 from schema_history.model import TableId
@@ -47,7 +49,8 @@ MARIADB_FL_STANDALONE = 0x01
 _BEGIN = re.compile(r"^\s*BEGIN\s*$", re.IGNORECASE)
 _COMMIT = re.compile(r"^\s*COMMIT\s*$", re.IGNORECASE)
 _XA = re.compile(r"^\s*XA\s+(START|END|BEGIN)\b", re.IGNORECASE)
-_OPERATIONS = {WriteRowsEvent: Operation.CREATE, UpdateRowsEvent: Operation.UPDATE, DeleteRowsEvent: Operation.DELETE}
+_OPERATIONS = {WriteRowsEvent: Operation.CREATE, UpdateRowsEvent: Operation.UPDATE, DeleteRowsEvent: Operation.DELETE,
+               PartialUpdateRowsEvent: Operation.UPDATE}
 
 
 @dataclass(frozen=True)
@@ -255,6 +258,9 @@ class StreamingHandler:
         self._ship: Callable[..., bool] | None = getattr(emitter, "rows_event", None) if shipping else None
         self._settle: Callable[[int], int] = getattr(emitter, "settled_last_row", lambda row: row)
         self._last_row_unsettled = False
+        # Optional emitter capability (connector/dispatch/fused_rows.py): per rows event, its row changes emitted
+        # without the per-row objects of `row_change` (`FusedRows`), or None.
+        self._fused: Callable[[TableId, Operation, EventSource], Any] | None = getattr(emitter, "fused_rows", None)
         # Optional emitter capability: verify each TABLE_MAP against the schema (connector.schema.table_map_check).
         self._check_table_map: Callable[[TableId, tuple[int, ...], str, int], None] | None = getattr(
             emitter, "table_map", None)
@@ -263,15 +269,14 @@ class StreamingHandler:
         self._pause: PausePoint | None = emitter if isinstance(emitter, PausePoint) else None
         self._handlers: dict[type, Callable[[PositionedEvent], None]] = {
             RotateEvent: self._rotate,
-            GtidEvent: self._mysql_gtid,
+            GtidEvent: self._mysql_gtid, TaggedGtidEvent: self._mysql_gtid,  # uuid:n and MySQL 8.3+'s uuid:tag:n
             MariadbGtidEvent: self._mariadb_gtid,
             QueryEvent: self._query,
             XidEvent: self._commit,
             TableMapEvent: self._table_map,
             CachedTableMapEvent: self._table_map,
-            WriteRowsEvent: self._rows,
-            UpdateRowsEvent: self._rows,
-            DeleteRowsEvent: self._rows,
+            WriteRowsEvent: self._rows, DeleteRowsEvent: self._rows, UpdateRowsEvent: self._rows,
+            PartialUpdateRowsEvent: self._rows,  # binlog_row_value_options=PARTIAL_JSON (Debezium drops them)
             HeartbeatLogEvent: self._ignore,
             StopEvent: self._ignore,
         }
@@ -472,26 +477,18 @@ class StreamingHandler:
         if total > first:
             self._last_row_unsettled = False
         row_change, positions = self.emitter.row_change, self._positions
+        # The fused row path: per rows event, a row function that declines (False) a row needing the general path;
+        # its records are sent as one group, before such a row and at the end of the event.
+        fused = self._fused(table_id, op, template) if self._fused is not None and total > first else None
+        fused_row = fused.row if fused is not None else None
         last = total - 1
         for index in range(first, total):
             before, after = rows[index]
             st.rows = index + 1 if index < last else total
             st.last_row = index
-            row_change(RowChange(table_id, op, before, after), template.at_row(index), positions)
-
-
-_PACKET_HEADER = 20  # pmr's packet data: 1 OK byte + the 19-byte event header
-
-
-def rows_query_text(event: object) -> str:
-    """The SQL of a MySQL ROWS_QUERY or MariaDB ANNOTATE_ROWS event, from the raw body.
-
-    ROWS_QUERY starts with a 1-byte length that MySQL truncates at 255: the text is the rest of the event
-    (as mysql-binlog-connector-java reads it). pmr's own `RowsQueryLogEvent.query` drops 4 bytes even
-    when there is no checksum, e.g. inside a compressed transaction, so it is not used."""
-    if isinstance(event, MariadbAnnotateRowsEvent):
-        raw = bytes(event.sql_statement)
-    else:
-        data = event.packet.packet._data  # type: ignore[attr-defined]
-        raw = bytes(data[_PACKET_HEADER + 1:_PACKET_HEADER + event.event_size])  # type: ignore[attr-defined]
-    return raw.decode("utf-8", "replace")
+            if fused_row is None or not fused_row(before, after, index, positions):
+                if fused is not None:
+                    fused.flush()
+                row_change(RowChange(table_id, op, before, after), template.at_row(index), positions)
+        if fused is not None:
+            fused.flush()

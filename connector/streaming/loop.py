@@ -13,7 +13,7 @@ import time
 from typing import Callable, Iterable, Protocol
 
 import pymysql
-from pymysqlreplication.event import XidEvent
+from pymysqlreplication.event import HeartbeatLogEvent, XidEvent
 
 from connector.binlog.position import SourceOffset
 from connector.binlog.reader import PositionedEvent
@@ -49,6 +49,15 @@ class EventReader(Protocol):
 # A reader starting at the handler state's restart point (file/pos, or its GTID set); `on_reader` is told of
 # each one once it is open (the status file shows its position).
 ReaderFactory = Callable[[], EventReader]
+
+
+def note_event(stats: StreamingStats, pe: PositionedEvent, now_ms: int) -> None:
+    """The streaming metrics' view of one event read (Debezium's BinlogStreamingChangeEventSource.onEvent)."""
+    # The FORMAT_DESCRIPTION a server sends at every (re)connect carries the time its binlog file was created: it
+    # says nothing about the lag, and a caught-up connector would report the file's age until the next heartbeat.
+    stats.event(pe.file, pe.next_pos, 0 if pe.artificial else pe.timestamp, now_ms)
+    if type(pe.event) is HeartbeatLogEvent:
+        stats.caught_up()
 
 
 class StreamingLoop:
@@ -125,7 +134,7 @@ class StreamingLoop:
             self._attempts = 0
             if not stats.connected:
                 stats.set_connected(True)
-            stats.event(pe.file, pe.next_pos, pe.timestamp, time.time_ns() // 1_000_000)
+            note_event(stats, pe, time.time_ns() // 1_000_000)
             if type(pe.event) is XidEvent:
                 stats.committed_transactions += 1
                 if state.current_gtids is not None:

@@ -1,24 +1,60 @@
-"""Watermarks of a read-only incremental snapshot (`read.only=true`, MySQL with GTIDs): executed GTID sets instead
-of rows written to the signal table, as Debezium's MySqlReadOnlyIncrementalSnapshotContext.
+"""Watermarks of an incremental snapshot that writes nothing to the database: instead of open/close rows in the
+signal table, what the server says about its own state around the chunk query.
 
-Before a chunk is read the server's executed GTID set is the low watermark; after, what was executed meanwhile
-(the new set minus the low one) is the high watermark. Streaming then compares each change's GTID with them:
-past the low watermark the window is open (a change of a key in it removes the key from the window); past the
-high watermark it closes and the window's rows go out. A transaction commit, or an idle server's heartbeat,
-closes it as well once its GTID reached the high watermark's largest transaction (the chunk query saw every
-change up to there), which is how a window closes when nothing else happens.
+* `GtidWatermarks` (`read.only=true`, MySQL with GTIDs), as Debezium's MySqlReadOnlyIncrementalSnapshotContext:
+  before a chunk is read the server's executed GTID set is the low watermark; after, what was executed meanwhile
+  (the new set minus the low one) is the high watermark. Streaming then compares each change's GTID with them:
+  past the low watermark the window is open (a change of a key in it removes the key from the window); past the
+  high watermark it closes and the window's rows go out. A transaction commit, or an idle server's heartbeat,
+  closes it as well once its GTID reached the high watermark's largest transaction (the chunk query saw every
+  change up to there), which is how a window closes when nothing else happens.
+* `ViewPositionWatermarks` (MariaDB, GTIDs or not; snapshot/incremental/view_position.py): the chunk query runs
+  in a consistent-snapshot transaction whose exact binlog position MariaDB reports.
+
+Both serve the rest of an interrupted initial snapshot without a signal table (snapshot/remainder.py).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import pymysql
 
 from connector.binlog import connection as dbconn
-from connector.binlog.gtid import GtidSet
+from connector.binlog.position import SourceOffset
+from connector.gtids.sets import GtidSet, split_gtid
+from connector.streaming.handler import EventSource
 
-__all__ = ["GtidWatermarks"]
+__all__ = ["GtidWatermarks", "Watermarks"]
+
+
+class Watermarks(Protocol):
+    """Where a chunk's window opens and closes in the binlog, found without writing (IncrementalSnapshot)."""
+
+    window_opened: bool
+
+    @property
+    def active(self) -> bool: ...
+
+    def read_low(self, conn: pymysql.connections.Connection) -> None:
+        """Before the chunk (and before its table's maximum key is read)."""
+
+    def before_query(self, conn: pymysql.connections.Connection) -> None:
+        """Right before the chunk query, on its connection."""
+
+    def read_high(self, conn: pymysql.connections.Connection) -> None:
+        """After the chunk query."""
+
+    def update_window_state(self, source: EventSource, offset: SourceOffset) -> bool:
+        """A change (`offset`: its transaction's start) is about to be sent: True when the window closes before
+        it."""
+
+    def reached_high_watermark(self, source: EventSource, offset: SourceOffset) -> bool:
+        """At a commit (`source`: its commit event) or an idle server's heartbeat (`source`: the next position):
+        streaming has passed everything the chunk query saw."""
+
+    def close(self) -> None: ...
 
 
 @dataclass
@@ -37,12 +73,15 @@ class GtidWatermarks:
         self.high = None
         self.window_opened = False
 
+    def before_query(self, conn: pymysql.connections.Connection) -> None:
+        pass  # any view taken after the low watermark will do
+
     def read_high(self, conn: pymysql.connections.Connection) -> None:
         assert self.low is not None
         self.high = _executed(conn).subtract(self.low)
 
-    def update_window_state(self, gtid: str | None) -> bool:
-        """A change of transaction `gtid` is about to be sent: True when the window closes before it."""
+    def update_window_state(self, source: EventSource, offset: SourceOffset) -> bool:
+        gtid = source.gtid
         if gtid is None:
             return False
         if not self.window_opened and self.low is not None and not self.low.contains(gtid):
@@ -52,17 +91,23 @@ class GtidWatermarks:
             return True
         return False
 
-    def reached_high_watermark(self, gtid: str | None) -> bool:
-        """At a commit or heartbeat: `gtid` is at or past the high watermark's last transaction of its server."""
+    def reached_high_watermark(self, source: EventSource, offset: SourceOffset) -> bool:
+        """`source.gtid` is at or past the high watermark's last transaction of its server; with no GTID (a
+        heartbeat before the first transaction, or while MySQL skips transactions the connector already has),
+        every transaction of both watermarks is among those streamed (`offset.gtids`). Streaming may be far
+        behind the chunk (the rest of an interrupted snapshot starts at its old position): a heartbeat alone
+        says nothing about how far it got."""
         if self.high is None:
             return False
+        gtid = source.gtid
         if gtid is None:
-            return True
-        uuid, _, number = gtid.rpartition(":")
-        ranges = (self.high if self.high else self.low or GtidSet.parse(""))._as_dict().get(uuid.lower())
+            assert self.low is not None
+            return self.low.union(self.high).is_subset_of(GtidSet.parse(offset.gtids or ""))
+        tsid, number = split_gtid(gtid)  # per source UUID and tag: tagged GTIDs count apart (MySQL 8.3+)
+        ranges = (self.high if self.high else self.low or GtidSet.parse("")).spans_of(tsid)
         if not ranges:
             return False
-        return max(end for _, end in ranges) <= int(number)
+        return max(end for _, end in ranges) <= number
 
     def close(self) -> None:
         self.window_opened = False

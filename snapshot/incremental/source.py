@@ -32,7 +32,7 @@ from connector.streaming.handler import EventSource
 from schema_history.model import Table, TableId
 from snapshot.chunks import DIALECT, ChunkReader, TableScan, key_after, table_expression
 from snapshot.incremental.context import Collection, IncrementalContext, java_key_type
-from snapshot.incremental.read_only import GtidWatermarks
+from snapshot.incremental.read_only import GtidWatermarks, Watermarks
 from snapshot.metrics import SnapshotMetrics
 
 __all__ = ["IncrementalSnapshot", "RowSink", "Tables"]
@@ -68,9 +68,10 @@ class Progress(Protocol):
 
 
 class IncrementalSnapshot:
-    def __init__(self, connect: Callable[[], pymysql.connections.Connection], signal_table: TableId,
+    def __init__(self, connect: Callable[[], pymysql.connections.Connection], signal_table: TableId | None,
                  tables: Tables, sink: RowSink, chunk_size: int, context: IncrementalContext | None = None,
                  clock_ns: Callable[[], int] = time.time_ns, *, read_only: bool = False,
+                 watermarks: Watermarks | None = None,
                  metrics: SnapshotMetrics | None = None,
                  on_skip: Callable[[str | None, TableId, Exception], None] = lambda _id, _table, _exc: None,
                  progress: Progress | None = None) -> None:
@@ -81,8 +82,11 @@ class IncrementalSnapshot:
         self._sink = sink
         self._chunk_size = chunk_size
         self._clock_ns = clock_ns
-        # read.only=true: GTID watermarks (read_only.py); None: rows in the signal table (insert_insert)
-        self._gtid_marks: GtidWatermarks | None = GtidWatermarks() if read_only else None
+        # Watermarks that write nothing (read_only.py): GTID sets with read.only=true, or what the caller gives
+        # (an interrupted initial snapshot's remainder without a signal table); None: rows in the signal table
+        self._gtid_marks: Watermarks | None = watermarks or (GtidWatermarks() if read_only else None)
+        if self._gtid_marks is None and signal_table is None:
+            raise ValueError("an incremental snapshot needs a signal table or watermarks that write nothing")
         # Told before a table is skipped; raising stops streaming instead (a resumed initial snapshot must not
         # lose a table: snapshot/remainder.py).
         self._on_skip = on_skip
@@ -126,6 +130,15 @@ class IncrementalSnapshot:
         if not was_running:
             self.read_chunk()
 
+    def continue_running(self) -> None:
+        """At start, when the stored offset says a snapshot is running: as Debezium's init, it counts as started
+        (SnapshotRunning, the status file's snapshot block) and continues with its next chunk."""
+        if not self.context.running:
+            return
+        self._metrics.started()
+        self._metrics.tables([c.table for c in self.context.collections])
+        self.read_chunk()
+
     def open_window(self, signal_id: str) -> None:
         if self.context.expects(signal_id):
             self.context.window_open = True
@@ -160,22 +173,23 @@ class IncrementalSnapshot:
         """A transaction committed (or, idle, a heartbeat): read-only windows whose high watermark it reached go
         out, and the next chunks are read (several when nothing happened meanwhile)."""
         marks = self._gtid_marks
-        while marks is not None and marks.active and marks.reached_high_watermark(source.gtid):
+        while marks is not None and marks.active and marks.reached_high_watermark(source, offset):
             self._emit_window(source, offset)
             marks.close()
             self.read_chunk()
 
-    def _gtid_window(self, source: EventSource, offset: SourceOffset) -> bool:
-        """Before a change of a captured table: whether its key may be in an open read-only window."""
+    def _gtid_window(self, source: EventSource, offset: SourceOffset) -> tuple[bool, bool]:
+        """Before a change of a captured table: whether its key may be in an open read-only window, and whether
+        the window closed (went out) before it."""
         marks = self._gtid_marks
         assert marks is not None
         if not marks.active:
-            return False
-        if marks.update_window_state(source.gtid):
+            return False, False
+        if marks.update_window_state(source, offset):
             self._emit_window(source, offset)
             self.read_chunk()
-            return False
-        return marks.window_opened
+            return False, True
+        return marks.window_opened, False
 
     def stop(self, data_collections: Sequence[str]) -> None:
         """stop-snapshot: as Debezium, only asked for here; the tables (regular expressions; none: all) leave the
@@ -239,15 +253,22 @@ class IncrementalSnapshot:
             self.read_chunk()
 
     def process_change(self, table_id: TableId, images: Sequence[Sequence[Any] | None], source: EventSource,
-                       offset: SourceOffset) -> None:
-        """A binlog change: while the window is open, its keys leave the window (the binlog is newer)."""
+                       offset: SourceOffset) -> bool:
+        """A binlog change: while the window is open, its keys leave the window (the binlog is newer). True when
+        a read-only window went out before the change: the offset part moved on, and the change's own record must
+        carry the new one (else a restart from that record's offset would read the window's rows again)."""
         current = self.context.current
-        window_open = self._gtid_window(source, offset) if self._gtid_marks is not None else self.context.window_open
+        closed = False
+        if self._gtid_marks is not None:
+            window_open, closed = self._gtid_window(source, offset)
+        else:
+            window_open = self.context.window_open
         if not self._window or not window_open or current is None or current.table != table_id:
-            return
+            return closed
         for image in images:
             if image is not None:
                 self._window.pop(tuple(image[i] for i in self._key_index), None)
+        return closed
 
     def needs_rows(self, table_id: TableId) -> bool:
         current = self.context.current
@@ -352,6 +373,8 @@ class IncrementalSnapshot:
                          override=base.sql(dialect=DIALECT))
         reader = ChunkReader(conn, scan, fetch_size=self._chunk_size, streaming=False)
         try:
+            if self._gtid_marks is not None:
+                self._gtid_marks.before_query(conn)
             reader.open()
             for batch in reader.chunk():
                 for row in batch:  # keyed by the result's own columns (the schema may lag behind the table)
@@ -391,6 +414,7 @@ class IncrementalSnapshot:
         if self._gtid_marks is not None:
             (self._gtid_marks.read_low if suffix == "open" else self._gtid_marks.read_high)(conn)
             return
+        assert self._signal_table is not None
         row = exp.Tuple(expressions=[exp.Literal.string(f"{self.context.chunk_id}-{suffix}"), exp.Literal.string(kind),
                                      exp.Literal.string(self._window_data(suffix))])
         insert = exp.Insert(this=table_expression(self._signal_table), expression=exp.Values(expressions=[row]))

@@ -43,7 +43,7 @@ if __package__ in (None, ""):  # run as a script: make `tests.*` importable
 
 from connector.events.topic_names import sanitize_topic_name  # noqa: E402
 from tests.conformance.config import HISTORY_TOPIC, OFFSETS_TOPIC, RunConfig  # noqa: E402
-from tests.conformance.connector_process import ConnectorError, ConnectorProcess  # noqa: E402
+from tests.support.connector_process import ConnectorError, ConnectorProcess, default_connector_cmd  # noqa: E402
 from tests.conformance.output import (event_lines, parse_json_bytes, summarize, write_avro_schemas,  # noqa: E402
                                       write_jsonl)
 from tests.support.schema_registry import SchemaRegistryServer  # noqa: E402
@@ -58,11 +58,6 @@ SYSTEM_SCHEMAS = ("mysql", "information_schema", "performance_schema", "sys")
 
 class RunError(RuntimeError):
     """The run could not be completed; the message says which step and why."""
-
-
-def default_connector_cmd() -> tuple[str, ...]:
-    local = Path(sys.executable).parent / "binlog-cdc"  # the venv's console script
-    return (str(local),) if local.exists() else ("binlog-cdc",)
 
 
 @dataclass(frozen=True)

@@ -21,9 +21,10 @@ from connector.config import load_config
 from connector.config.fields import is_known
 from connector.config.loaders import env_to_properties
 from connector.config.settings import HISTORY_KAFKA, OFFSETS_FILE
-from tests.containers.connector_process import binlog_cdc_executable
+from tests.support.connector_process import default_connector_cmd
 from tests.containers.inventory import (APPLICATION_PROPERTIES, BUILD_STEPS, COMPOSE_FILE, CONNECTOR_PASSWORD,
                                         CONNECTOR_USER, DOCKERFILE, HEALTHCHECK, INIT_DIR, MY_CNF, REPO)
+from connector.transforms.config import transform_settings
 
 
 @dataclass
@@ -134,14 +135,14 @@ def test_cmd_status_file_healthcheck_and_volume_agree(runtime: Stage) -> None:
     workdir = runtime.args("WORKDIR")[-1].value[0]
     assert Path(status_file).parent == Path(workdir), "the status file sits in the user's own working directory"
     # Debezium Server's relative offsets file must land in the declared volume.
-    offsets = load_config(APPLICATION_PROPERTIES, environ={}).settings().offsets.file_filename
+    offsets = load_config(APPLICATION_PROPERTIES, environ={}).settings(transform_settings).offsets.file_filename
     assert str(Path(workdir) / Path(offsets).parent) in [v for c in runtime.args("VOLUME") for v in c.value]
 
 
 def test_the_cli_accepts_the_image_command() -> None:
     if importlib.util.find_spec("connector.cli") is None:
         pytest.skip("connector/cli.py does not exist yet: the image's ENTRYPOINT cannot be checked")
-    exe = binlog_cdc_executable()
+    exe = default_connector_cmd()[0]
     top = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=60)
     assert top.returncode == 0, top.stderr
     run = subprocess.run([exe, "run", "--help"], capture_output=True, text=True, timeout=60)
@@ -153,7 +154,7 @@ def test_the_cli_accepts_the_image_command() -> None:
 def test_application_properties_is_valid_debezium_server_configuration() -> None:
     loaded = load_config(APPLICATION_PROPERTIES, environ={})
     assert loaded.warnings == []
-    settings = loaded.settings()
+    settings = loaded.settings(transform_settings)
     assert (settings.database.hostname, settings.database.port) == ("mysql", 3306)
     assert (settings.database.user, settings.database.password.reveal()) == (CONNECTOR_USER, CONNECTOR_PASSWORD)
     assert settings.topics.prefix == "dbserver1"
@@ -172,7 +173,7 @@ def test_compose_environment_overrides_the_file_by_debezium_server_names(compose
         assert prop.startswith("debezium.sink.kafka.producer.") or is_known(name), prop
     # ... and wins over the file: change every value and see each change arrive.
     changed = {k: ("13599" if k.endswith("_PORT") else "override-" + v) for k, v in env.items()}
-    settings = load_config(APPLICATION_PROPERTIES, environ=changed).settings()
+    settings = load_config(APPLICATION_PROPERTIES, environ=changed).settings(transform_settings)
     assert settings.database.hostname == changed["DEBEZIUM_SOURCE_DATABASE_HOSTNAME"]
     assert settings.database.password.reveal() == changed["DEBEZIUM_SOURCE_DATABASE_PASSWORD"]
     assert settings.kafka.bootstrap_servers() == changed["DEBEZIUM_SINK_KAFKA_PRODUCER_BOOTSTRAP_SERVERS"]
@@ -190,7 +191,7 @@ def test_database_account_and_server_ids_are_consistent(compose: dict) -> None:
     assert compose_password == CONNECTOR_PASSWORD
     server_id = re.search(r"^server-id\s*=\s*(\d+)", MY_CNF.read_text(), re.MULTILINE)
     assert server_id, "my.cnf sets server-id"
-    connector_id = load_config(APPLICATION_PROPERTIES, environ={}).settings().database.server_id
+    connector_id = load_config(APPLICATION_PROPERTIES, environ={}).settings(transform_settings).database.server_id
     assert int(server_id.group(1)) != connector_id, "the connector's replica id must differ from the server's"
 
 

@@ -9,6 +9,7 @@ a Docker engine (see conftest.py for running against servers that already exist)
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import uuid
@@ -20,7 +21,7 @@ from confluent_kafka import Consumer, TopicPartition
 from confluent_kafka.admin import AdminClient, ConfigResource
 
 from tests.containers.conftest import MySQLEndpoint
-from tests.containers.connector_process import ConnectorProcess
+from tests.support.connector_process import ConnectorProcess, default_connector_cmd
 from tests.containers.inventory import APPLICATION_PROPERTIES, HEALTHCHECK, INVENTORY_ROWS
 from tests.support.kafka_dump import KafkaRecord, consume_all
 from tests.support.waiting import wait_until
@@ -28,6 +29,16 @@ from tests.support.waiting import wait_until
 pytestmark = [pytest.mark.containers, pytest.mark.timeout(900)]
 
 JAVA_LONG_MAX = 9223372036854775807  # KafkaSchemaHistory's retention.ms: keep the history forever
+
+
+def image_connector(workdir: Path, env: dict[str, str]) -> ConnectorProcess:
+    """The connector as the image runs it: the shipped application.properties plus DEBEZIUM_* variables, in its
+    own working directory (offsets and history files are relative to it)."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    # The parent's own DEBEZIUM_* variables must not leak into the connector's configuration.
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("DEBEZIUM_")} | env
+    return ConnectorProcess(list(default_connector_cmd()), APPLICATION_PROPERTIES, workdir / "status.json",
+                            workdir / "connector.log", env=environ, cwd=workdir)
 
 
 def connector_env(mysql: MySQLEndpoint, kafka: str, prefix: str, server_id: int) -> dict[str, str]:
@@ -85,7 +96,7 @@ def test_snapshot_streaming_history_and_resume(mysql_server: MySQLEndpoint, kafk
                                                tmp_path: Path) -> None:
     prefix = unique_prefix()
     env = connector_env(mysql_server, kafka_bootstrap, prefix, server_id=5401)
-    connector = ConnectorProcess(APPLICATION_PROPERTIES, tmp_path / "run", env).start()
+    connector = image_connector(tmp_path / "run", env).start()
     try:
         # 1. snapshot: one op=r record per row of every inventory table
         connector.wait_phase("streaming", timeout=180)
@@ -155,7 +166,7 @@ def test_exactly_once_writes_in_kafka_transactions(mysql_server: MySQLEndpoint, 
     prefix = unique_prefix()
     env = connector_env(mysql_server, kafka_bootstrap, prefix, server_id=5402)
     env["DEBEZIUM_SINK_KAFKA_PRODUCER_TRANSACTIONAL_ID"] = f"{prefix}-tx"
-    connector = ConnectorProcess(APPLICATION_PROPERTIES, tmp_path / "run", env).start()
+    connector = image_connector(tmp_path / "run", env).start()
     try:
         connector.wait_phase("streaming", timeout=180)
         topic = f"{prefix}.inventory.products"

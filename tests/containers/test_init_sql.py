@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.containers.connector_process import binlog_cdc_executable
+from tests.support.connector_process import default_connector_cmd
 from tests.containers.inventory import (APPLICATION_PROPERTIES, INVENTORY_ROWS, MY_CNF, init_scripts,
                                         load_inventory)
 from tests.support.servers import MySQLServer
@@ -79,7 +79,7 @@ def test_init_scripts_create_the_inventory_and_the_connector_account(shipped_mys
 def test_validate_accepts_the_shipped_configuration_against_this_server(shipped_mysql: MySQLServer, tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("DEBEZIUM_")}
     env |= {"DEBEZIUM_SOURCE_DATABASE_HOSTNAME": shipped_mysql.host, "DEBEZIUM_SOURCE_DATABASE_PORT": str(shipped_mysql.port)}
-    result = subprocess.run([binlog_cdc_executable(), "validate", str(APPLICATION_PROPERTIES)], capture_output=True,
+    result = subprocess.run([default_connector_cmd()[0], "validate", str(APPLICATION_PROPERTIES)], capture_output=True,
                             text=True, timeout=120, env=env, cwd=tmp_path, stdin=subprocess.DEVNULL)
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.startswith("ok: mysql "), result.stdout

@@ -27,7 +27,9 @@ from deltalake import DeltaTable  # noqa: E402
 
 from spark_sink.mirror import main as mirror  # noqa: E402
 
-pytestmark = pytest.mark.spark
+# The suite's 600 s is not enough at load 15 on 2 cores: the Spark session took 105 s to start and each drain
+# a minute or more (with worker restarts); on a quiet machine the test takes ~4 min.
+pytestmark = [pytest.mark.spark, pytest.mark.timeout(1500)]
 
 SETUP = """
 CREATE TABLE items (
@@ -101,7 +103,7 @@ def _connector(server, broker, database: str, prefix: str, workdir: Path) -> sub
 
 
 def _wait_for_table(path: Path, proc: subprocess.Popen, argv: list[str], spark, workdir: Path,
-                    want, columns, deadline_s: float = 90.0) -> dict:
+                    want, columns, deadline_s: float = 300.0) -> dict:
     end = time.monotonic() + deadline_s
     got: dict = {}
     while time.monotonic() < end:
@@ -156,8 +158,11 @@ def test_live_connector_to_delta(request, spark, prefix, workdir, unique_databas
         _wait_for_table(path, proc, argv, spark, workdir, _normalise(_select_star(server, database)), columns)
         for sql in ROUNDS:
             server.run_sql(sql, database=database)
-            if "TRUNCATE" in sql and not _topic_has_op(broker.bootstrap_servers, f"{prefix}.{database}.items", "t"):
-                pytest.xfail("the connector emitted no op=t record for TRUNCATE (skipped.operations=none)")
+            # The connector emits op=t for TRUNCATE (skipped.operations=none): wait for it rather than for a fixed
+            # few seconds, which a loaded machine turned into an xfail that skipped the last round.
+            if "TRUNCATE" in sql:
+                assert _topic_has_op(broker.bootstrap_servers, f"{prefix}.{database}.items", "t", deadline_s=120), \
+                    "no op=t record for TRUNCATE within 120 s (skipped.operations=none)"
             want = _normalise(_select_star(server, database))
             columns = list(next(iter(want.values())).keys())
             _wait_for_table(path, proc, argv, spark, workdir, want, columns)

@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 from typing import Any, Protocol
 
-from tests.conformance.connector_process import ConnectorProcess
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import ConnectorProcess
+from tests.support.connector_process import default_connector_cmd
 
 
 class StoppableWriter(Protocol):

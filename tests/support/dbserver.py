@@ -230,7 +230,8 @@ class DatabaseServer:
         return row[0], int(row[1])
 
     def binlog_files(self) -> list[Path]:
-        return sorted(self.datadir.glob(self.binlog_basename + ".[0-9]*"))
+        # by number: mariadb-bin.999999 comes before mariadb-bin.1000000
+        return sorted(self.datadir.glob(self.binlog_basename + ".[0-9]*"), key=lambda p: int(p.suffix[1:]))
 
     def connector_properties(self) -> dict[str, str]:
         """The database.* properties a connector needs to reach this server."""

@@ -2,8 +2,9 @@
 
 A statement is a run of lines ending with a line that ends in `;`, kept byte for byte (tabs, newlines and
 comments inside it included): streamed, that text is what the binlog carries and what Debezium parses.
-`python -m tests.support.ddl_corpus` rewrites tests/fixtures/workloads/realworld{,_mysql}.sql; a unit test
-keeps the committed workloads equal to what this module makes, so the corpus is the one place to edit.
+The workloads realworld.sql / realworld_mysql.sql are made at test time (`workload_file`), never committed, so the
+corpus is the one place to edit; `python -m tests.support.ddl_corpus DIR` writes them into DIR for the reference
+harness (tests/fixtures/golden/README.md).
 """
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ CORPUS = DDL / "realworld_corpus.sql"
 SERVER_ONLY = {"mariadb": DDL / "realworld_mariadb.sql", "mysql": DDL / "realworld_mysql.sql"}
 # statements a server accepts on which Debezium 3.6.3 stops: streamed by the daemon test only, never in a golden
 BEYOND_DEBEZIUM = {"mariadb": DDL / "realworld_mariadb_beyond.sql"}
-WORKLOAD_FILES = {"mariadb": WORKLOADS / "realworld.sql", "mysql": WORKLOADS / "realworld_mysql.sql"}
+# the workloads made from the corpus, by file name (as the goldens' run_info.json name them), and their server
+GENERATED = {"realworld.sql": "mariadb", "realworld_mysql.sql": "mysql"}
 # one database loaded before the connector starts (snapshot), one created and loaded while it streams
 SNAPSHOT_DB, STREAM_DB = "rw_snapshot", "rw_stream"
 # The session clock of each section: rows filled by DEFAULT CURRENT_TIMESTAMP (Sakila's last_update) then carry
@@ -66,9 +68,23 @@ def workload_text(server: str) -> str:
             f"SET TIMESTAMP = {PINNED_TIME[1]};\nCREATE DATABASE {STREAM_DB};\nUSE {STREAM_DB};\n{body}\n")
 
 
-def main() -> None:
-    for server, path in WORKLOAD_FILES.items():
-        path.write_text(workload_text(server), encoding="utf-8")
+def workload_file(name: str, scratch: Path) -> Path:
+    """The workload file `name`: a generated one written into `scratch`, any other from tests/fixtures/workloads."""
+    server = GENERATED.get(name)
+    if server is None:
+        return WORKLOADS / name
+    scratch.mkdir(parents=True, exist_ok=True)
+    path = scratch / name
+    path.write_text(workload_text(server), encoding="utf-8")
+    return path
+
+
+def main(argv: list[str] | None = None) -> None:
+    import sys
+
+    target = Path((argv if argv is not None else sys.argv[1:] or ["."])[0])
+    for name, server in GENERATED.items():
+        path = workload_file(name, target)
         print(f"{path}: {len(corpus_statements(server))} statements per database")
 
 

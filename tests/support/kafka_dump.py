@@ -22,7 +22,7 @@ class KafkaRecord:
     headers: tuple[tuple[str, bytes | None], ...]
 
 
-def consume_all(bootstrap_servers: str, topics: dict[str, int], timeout: float = 60.0,
+def consume_all(bootstrap_servers: str, topics: dict[str, int], timeout: float = 300.0,
                 start: dict[tuple[str, int], int] | None = None) -> list[KafkaRecord]:
     """Every record of `topics` ({topic: partitions}), from `start` ({(topic, partition): offset}, default
     the beginning), ordered by (topic, partition, offset).

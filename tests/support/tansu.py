@@ -99,7 +99,7 @@ class TansuBroker:
             return speaks_kafka(self.port)
 
         try:
-            wait_until(up, 30, f"tansu on port {self.port}", interval=0.05)
+            wait_until(up, 60, f"tansu on port {self.port}", interval=0.05)
         except TimeoutError:
             self.stop()
             raise BrokerStartError(f"no Kafka answer on port {self.port} within 30 s; see {self.workdir / 'tansu.log'}")

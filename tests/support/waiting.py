@@ -18,16 +18,19 @@ class WaitTimeout(TimeoutError):
     """The condition did not hold before the deadline."""
 
 
-def wait_until(predicate: Callable[[], T], timeout: float, what: str, interval: float = 0.1) -> T:
+def wait_until(predicate: Callable[[], T], timeout: float, what: str, interval: float = 0.1, *,
+               state: Callable[[], object] | None = None) -> T:
     """Poll `predicate` until it returns something truthy and return that; WaitTimeout naming `what` otherwise.
 
     The predicate is always evaluated once more after the deadline, so a slow machine that
-    reaches the condition just as time runs out still passes."""
+    reaches the condition just as time runs out still passes. `state` describes what was seen instead of the
+    predicate's last value (e.g. the metric or the status file), so the failure says where things stood."""
     deadline = time.monotonic() + timeout
     while True:
         value = predicate()
         if value:
             return value
         if time.monotonic() >= deadline:
-            raise WaitTimeout(f"timed out after {timeout:.0f} s waiting for {what} (last value: {value!r})")
+            seen = f"saw: {state()!r}" if state is not None else f"last value: {value!r}"
+            raise WaitTimeout(f"timed out after {timeout:.0f} s waiting for {what} ({seen})")
         time.sleep(interval)

@@ -22,17 +22,17 @@ def test_restart_recovers_from_checkpoint(mariadb, broker, unique_database, tmp_
     config = write_config(tmp_path, mariadb, broker, database, prefix,
                           **{"schema.history.internal.checkpoint.interval": "3"})
     proc = connector(tmp_path, config).start()
-    proc.wait_streaming(60)
+    proc.wait_streaming(120)
     mariadb.run_sql("".join(f"ALTER TABLE t ADD COLUMN c{i} INT DEFAULT {i};" for i in range(7)), database=database)
-    proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=500, timeout=60)
+    proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=500, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
     records = [HistoryRecord.from_json(line) for line in (tmp_path / "history.jsonl").read_text().splitlines()]
     assert sum(checkpoint.is_checkpoint(r) for r in records) == 2  # after ALTER 3 and ALTER 6
 
     mariadb.run_sql("ALTER TABLE t DROP COLUMN c0; INSERT INTO t (id) VALUES (1);", database=database)
     proc = connector(tmp_path, config).start()
-    proc.wait_streaming(60)
-    proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=500, timeout=60)
+    proc.wait_streaming(120)
+    proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=500, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
     log = (tmp_path / "connector.log").read_text()
     assert "Schema history checkpoint at record" in log and "replaying the 1 records after it" in log, log[-2000:]
@@ -61,9 +61,9 @@ def test_last_ddl_named_in_table_map_errors_survives_recovery_from_checkpoint(ma
                           **{"schema.history.internal.checkpoint.interval": "1",
                              "schema.history.internal.ddl.filter": re.escape(hidden)})
     proc = connector(tmp_path, config).start()
-    proc.wait_streaming(60)
+    proc.wait_streaming(120)
     mariadb.run_sql("ALTER TABLE drift ADD COLUMN a INT COMMENT 'x'", database=database)
-    proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=500, timeout=60)
+    proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=500, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
 
     mariadb.run_sql(f"{hidden}; INSERT INTO drift VALUES (1, 1, 1);", database=database)

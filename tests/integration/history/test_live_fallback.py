@@ -38,10 +38,10 @@ def _prepare(mariadb, unique_database, broker):
 def test_unparseable_alter_takes_show_create_table_shape(mariadb, broker, unique_database, tmp_path):
     database, prefix = _prepare(mariadb, unique_database, broker)
     proc = _start(tmp_path, mariadb, broker, database, prefix)
-    proc.wait_streaming(60)
+    proc.wait_streaming(120)
     mariadb.run_sql(f"SET SESSION sql_mode = 'ORACLE'; {ORACLE_ALTER}; SET SESSION sql_mode = DEFAULT;"
                     "INSERT INTO t VALUES (1, 2, 'abc');", database=database)
-    proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=500, timeout=60)
+    proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=500, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
     log = (tmp_path / "connector.log").read_text()
     assert re.search(r"DDL at binlog \S+:\d+ cannot be parsed .* recorded the shape of " + re.escape(database)
@@ -60,9 +60,9 @@ def test_unparseable_alter_takes_show_create_table_shape(mariadb, broker, unique
     assert shape(history[-1]["tableChanges"][0]["table"]["columns"]) == shape(table_change["table"]["columns"])
     # a restart recovers that shape from the history
     proc = _start(tmp_path, mariadb, broker, database, prefix)
-    proc.wait_streaming(60)
+    proc.wait_streaming(120)
     mariadb.run_sql("INSERT INTO t VALUES (2, 3, 'de')", database=database)
-    proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=500, timeout=60)
+    proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=500, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
     assert data_values(broker, f"{prefix}.{database}.t")[-1]["after"] == {"id": 2, "a": 3, "c": "de"}
 
@@ -70,7 +70,7 @@ def test_unparseable_alter_takes_show_create_table_shape(mariadb, broker, unique
 def test_unparseable_alter_with_later_ddl_still_stops(mariadb, broker, unique_database, tmp_path):
     database, prefix = _prepare(mariadb, unique_database, broker)
     proc = _start(tmp_path, mariadb, broker, database, prefix)
-    proc.wait_streaming(60)
+    proc.wait_streaming(120)
     assert proc.stop() == 0
     mariadb.run_sql(f"SET SESSION sql_mode = 'ORACLE'; {ORACLE_ALTER}; SET SESSION sql_mode = DEFAULT;"
                     "ALTER TABLE t ADD COLUMN d INT;", database=database)
@@ -83,14 +83,14 @@ def test_unparseable_alter_with_later_ddl_still_stops(mariadb, broker, unique_da
 def test_recovery_mode_rebuilds_history_or_refuses_after_ddl(mariadb, broker, unique_database, tmp_path):
     database, prefix = _prepare(mariadb, unique_database, broker)
     proc = _start(tmp_path, mariadb, broker, database, prefix)
-    proc.wait_streaming(60)
+    proc.wait_streaming(120)
     assert proc.stop() == 0
     history = tmp_path / "history.jsonl"
     history.unlink()  # the history is lost; no DDL since the stop: recovery may rebuild it
     proc = _start(tmp_path, mariadb, broker, database, prefix, **{"snapshot.mode": "recovery"})
-    proc.wait_streaming(60)
+    proc.wait_streaming(120)
     mariadb.run_sql("INSERT INTO t VALUES (5, 6)", database=database)
-    proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=500, timeout=60)
+    proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=500, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
     assert data_values(broker, f"{prefix}.{database}.t")[-1]["after"] == {"id": 5, "a": 6}
     assert "CREATE TABLE `t`" in history.read_text()

@@ -40,9 +40,9 @@ def _prepare(mysql, unique_database, broker, tmp_path):
 def test_unappliable_alter_takes_show_create_table_shape_on_mysql(mysql, broker, unique_database, tmp_path):
     database, prefix, config = _prepare(mysql, unique_database, broker, tmp_path)
     proc = connector(tmp_path, config).start()
-    proc.wait_streaming(60)
+    proc.wait_streaming(120)
     mysql.run_sql(f"{HIDDEN}; {MODIFY}; INSERT INTO t VALUES (1, 2, 3);", database=database)
-    proc.wait_caught_up(mysql.binlog_position(), quiet_ms=500, timeout=60)
+    proc.wait_caught_up(mysql.binlog_position(), quiet_ms=500, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
     log = (tmp_path / "connector.log").read_text()
     assert re.search(r"DDL at binlog \S+:\d+ cannot be parsed .* recorded the shape of " + re.escape(database)
@@ -59,9 +59,9 @@ def test_unappliable_alter_takes_show_create_table_shape_on_mysql(mysql, broker,
     assert alter["source"]["gtid"] is not None  # a GTID server: the position logged is still file:pos
 
     proc = connector(tmp_path, config).start()  # the recorded shape is what a restart recovers
-    proc.wait_streaming(60)
+    proc.wait_streaming(120)
     mysql.run_sql("INSERT INTO t VALUES (2, 3, 4)", database=database)
-    proc.wait_caught_up(mysql.binlog_position(), quiet_ms=500, timeout=60)
+    proc.wait_caught_up(mysql.binlog_position(), quiet_ms=500, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
     assert data_values(broker, f"{prefix}.{database}.t")[-1]["after"] == {"id": 2, "a": 3, "c": 4}
 
@@ -69,7 +69,7 @@ def test_unappliable_alter_takes_show_create_table_shape_on_mysql(mysql, broker,
 def test_unappliable_alter_with_later_ddl_still_stops_on_mysql(mysql, broker, unique_database, tmp_path):
     database, _, config = _prepare(mysql, unique_database, broker, tmp_path)
     proc = connector(tmp_path, config).start()
-    proc.wait_streaming(60)
+    proc.wait_streaming(120)
     assert proc.stop() == 0
     mysql.run_sql(f"{HIDDEN}; {MODIFY}; ALTER TABLE t ADD COLUMN d INT;", database=database)
     proc = connector(tmp_path, config).start()

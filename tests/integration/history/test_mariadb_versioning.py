@@ -38,14 +38,14 @@ def test_system_versioned_tables_and_sequences(mariadb, broker, unique_database,
     broker.create_topics([prefix, *(f"{prefix}.{database}.{t}" for t in tables)])
     config = write_config(tmp_path, mariadb, broker, database, prefix)
     proc = connector(tmp_path, config).start()
-    proc.wait_streaming(60)
+    proc.wait_streaming(120)
     mariadb.run_sql(
         "CREATE TABLE sv (id INT PRIMARY KEY, v INT, w INT WITHOUT SYSTEM VERSIONING) WITH SYSTEM VERSIONING;"
         "INSERT INTO sv VALUES (1, 1, 1); UPDATE sv SET v = 2 WHERE id = 1; DELETE FROM sv WHERE id = 1;"
         "CREATE TABLE plain (id INT PRIMARY KEY, v INT); ALTER TABLE plain ADD SYSTEM VERSIONING;"
         "INSERT INTO plain VALUES (1, 1);"
         "CREATE SEQUENCE seq1 START WITH 10 INCREMENT BY 5; SELECT NEXTVAL(seq1);", database=database)
-    proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=500, timeout=60)
+    proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=500, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
 
     [(key, snap)] = _keys_and_values(broker, f"{prefix}.{database}.snap_sv")
@@ -68,10 +68,10 @@ def test_system_versioned_tables_and_sequences(mariadb, broker, unique_database,
 
     # a restart recovers the hidden columns from the history; DROP SYSTEM VERSIONING removes them
     proc = connector(tmp_path, config).start()
-    proc.wait_streaming(60)
+    proc.wait_streaming(120)
     mariadb.run_sql("INSERT INTO plain VALUES (2, 2); ALTER TABLE plain DROP SYSTEM VERSIONING;"
                     "INSERT INTO plain VALUES (3, 3); DROP SEQUENCE seq1;", database=database)
-    proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=500, timeout=60)
+    proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=500, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
     rows = [v["after"] for v in data_values(broker, f"{prefix}.{database}.plain")]
     assert rows[1:] == [{"id": 2, "v": 2, "row_start": rows[1]["row_start"], "row_end": MAX_END}, {"id": 3, "v": 3}]

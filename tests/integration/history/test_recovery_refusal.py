@@ -31,9 +31,9 @@ def test_recovery_after_streamed_ddl_rebuilds_and_later_ddl_refuses(server_name,
     broker.create_topics([prefix, f"{prefix}.{database}.t"])
     config = write_config(tmp_path, server, broker, database, prefix)
     proc = connector(tmp_path, config).start()
-    proc.wait_streaming(60)
+    proc.wait_streaming(120)
     server.run_sql("INSERT INTO t VALUES (1, 1); ALTER TABLE t ADD COLUMN b INT", database=database)
-    proc.wait_caught_up(server.binlog_position(), quiet_ms=500, timeout=60)
+    proc.wait_caught_up(server.binlog_position(), quiet_ms=500, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
     offsets = (tmp_path / "offsets.dat").read_bytes()
     assert (b"gtids" in offsets) == (server_name == "mysql")  # the two offset flavours under test
@@ -42,9 +42,9 @@ def test_recovery_after_streamed_ddl_rebuilds_and_later_ddl_refuses(server_name,
     history.unlink()  # lost; the ALTER streamed before the stop is part of the current tables
     recovery = write_config(tmp_path, server, broker, database, prefix, **{"snapshot.mode": "recovery"})
     proc = connector(tmp_path, recovery).start()
-    proc.wait_streaming(60)
+    proc.wait_streaming(120)
     server.run_sql("INSERT INTO t VALUES (2, 2, 2)", database=database)
-    proc.wait_caught_up(server.binlog_position(), quiet_ms=500, timeout=60)
+    proc.wait_caught_up(server.binlog_position(), quiet_ms=500, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
     assert data_values(broker, f"{prefix}.{database}.t")[-1]["after"] == {"id": 2, "a": 2, "b": 2}
     rebuilt = [json.loads(line) for line in history.read_text().splitlines()]
@@ -83,7 +83,7 @@ def test_recovery_after_gtid_failover_decides_by_gtids(mysql_distribution, broke
             return bool(replica.query("SELECT GTID_SUBSET(%s, @@GLOBAL.gtid_executed)", (_gtid_set(source),))[0][0])
 
         source.run_sql("CREATE DATABASE rdb; CREATE TABLE rdb.t (id INT PRIMARY KEY, a INT)")
-        wait_until(replicated, 30, "the replica to replicate the schema")
+        wait_until(replicated, 120, "the replica to replicate the schema")
         prefix = f"rf{uuid.uuid4().hex[:8]}"
         broker.create_topics([prefix, f"{prefix}.rdb.t"])
         work = tmp_path / "connector"
@@ -91,10 +91,10 @@ def test_recovery_after_gtid_failover_decides_by_gtids(mysql_distribution, broke
         history = work / "history.jsonl"
 
         proc = connector(work, write_config(work, replica, broker, "rdb", prefix)).start()
-        proc.wait_streaming(60)
+        proc.wait_streaming(120)
         source.run_sql("INSERT INTO rdb.t VALUES (1, 1)")
-        wait_until(replicated, 30, "the replica to replicate the insert")
-        proc.wait_caught_up(replica.binlog_position(), quiet_ms=500, timeout=60)
+        wait_until(replicated, 120, "the replica to replicate the insert")
+        proc.wait_caught_up(replica.binlog_position(), quiet_ms=500, timeout=120)
         assert proc.stop() == 0, proc.log_tail()
 
         # 1. fail over to the source, history lost, no DDL since: the source's binlog holds the CREATEs in a
@@ -102,16 +102,16 @@ def test_recovery_after_gtid_failover_decides_by_gtids(mysql_distribution, broke
         history.unlink()
         proc = connector(work, write_config(work, source, broker, "rdb", prefix, **{"snapshot.mode": "recovery"}))
         proc.start()
-        proc.wait_streaming(60)
+        proc.wait_streaming(120)
         source.run_sql("INSERT INTO rdb.t VALUES (2, 2)")
-        proc.wait_caught_up(source.binlog_position(), quiet_ms=500, timeout=60)
+        proc.wait_caught_up(source.binlog_position(), quiet_ms=500, timeout=120)
         assert proc.stop() == 0, proc.log_tail()
         assert data_values(broker, f"{prefix}.rdb.t")[-1]["after"] == {"id": 2, "a": 2}
 
         # 2. back to the replica (its file names now sort before the stored one), history lost again and a
         #    DDL ran meanwhile: its GTID is outside the stored set, so recovery refuses
         source.run_sql("ALTER TABLE rdb.t ADD COLUMN z INT")
-        wait_until(replicated, 30, "the replica to replicate the ALTER")
+        wait_until(replicated, 120, "the replica to replicate the ALTER")
         history.unlink()
         proc = connector(work, write_config(work, replica, broker, "rdb", prefix, **{"snapshot.mode": "recovery"}))
         proc.start()

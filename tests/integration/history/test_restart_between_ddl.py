@@ -70,7 +70,7 @@ def test_restart_between_every_ddl_statement(flavour, request, broker, tmp_path)
         session.autocommit(True)
         probe_columns: list[str] = []
         proc = connector(tmp_path, config).start()
-        proc.wait_streaming(60)
+        proc.wait_streaming(120)
         try:
             with session.cursor() as cur:
                 for n, statement in enumerate(statements, 1):
@@ -81,8 +81,8 @@ def test_restart_between_every_ddl_statement(flavour, request, broker, tmp_path)
                         cur.execute(f"ALTER TABLE ddlprobe.p ADD COLUMN c{n} INT DEFAULT {n}")
                         cur.execute(f"INSERT INTO ddlprobe.p (id) VALUES ({n})")
                     proc = connector(tmp_path, config).start()
-                    proc.wait_streaming(60)
-                    proc.wait_caught_up(server.binlog_position(), quiet_ms=300, timeout=60)
+                    proc.wait_streaming(120)
+                    proc.wait_caught_up(server.binlog_position(), quiet_ms=300, timeout=120)
         finally:
             assert proc.stop() == 0, proc.log_tail()
             session.close()

@@ -36,7 +36,7 @@ def test_table_map_mismatch_stops_naming_table_position_and_last_ddl(server_name
     config = write_config(tmp_path, server, broker, database, prefix,
                           **{"schema.history.internal.ddl.filter": re.escape(HIDDEN_ALTER)})
     proc = connector(tmp_path, config).start()
-    proc.wait_streaming(60)
+    proc.wait_streaming(120)
     server.run_sql(f"INSERT INTO drift VALUES (1, 1); {HIDDEN_ALTER}; INSERT INTO drift VALUES (2, 2, 2);",
                    database=database)
     rc = wait_exit(proc)
@@ -63,10 +63,10 @@ def test_table_map_mismatch_warn_mode_skips_only_that_table(mariadb, broker, uni
                           **{"schema.history.internal.ddl.filter": re.escape(HIDDEN_ALTER),
                              "inconsistent.schema.handling.mode": "warn"})
     proc = connector(tmp_path, config).start()
-    proc.wait_streaming(60)
+    proc.wait_streaming(120)
     mariadb.run_sql(f"{HIDDEN_ALTER}; INSERT INTO drift VALUES (2, 2, 2); INSERT INTO fine VALUES (7);"
                     "ALTER TABLE drift DROP COLUMN b; INSERT INTO drift VALUES (3, 3);", database=database)
-    proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=800, timeout=60)
+    proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=800, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
     log = (tmp_path / "connector.log").read_text()
     assert "does not match the schema history" in log and "inconsistent.schema.handling.mode=warn" in log

@@ -70,7 +70,7 @@ class TansuBroker:
                 raise RuntimeError(f"Tansu exited (rc={process.returncode}); see {self.log_dir}")
             return speaks_kafka(self.port)
 
-        wait_until(up, 30, f"Tansu on port {self.port} (log in {self.log_dir})", interval=0.02)
+        wait_until(up, 120, f"Tansu on port {self.port} (log in {self.log_dir})", interval=0.02)
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:

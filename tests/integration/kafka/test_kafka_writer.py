@@ -215,3 +215,27 @@ def test_drain_oversized_waits_only_for_a_record_larger_than_the_bound(kafka_boo
     writer.drain_oversized()
     assert acked == ["big"] and writer.in_flight == 0
     assert writer.close() == 0
+
+
+def test_a_group_is_acknowledged_once_every_record_of_it_is_in_order(kafka_bootstrap: str, topic_name: str) -> None:
+    # The fused row path sends a rows event's records as one group with one delivery callback.
+    writer = KafkaWriter({"bootstrap.servers": kafka_bootstrap}, max_in_flight_records=5)
+    writer.ensure_topics([TopicSpec(topic_name, partitions=3, replication_factor=1)])
+    headers = [("__debezium.context.taskId", b"0")]
+    groups = [[OutRecord(topic_name, f'{{"id":{i % 4}}}'.encode(), f"{g}-{i}".encode(), headers) for i in range(n)]
+              for g, n in enumerate((1, 7, 30))]
+    groups[1].append(OutRecord(topic_name, b'{"id":2}', None, headers))  # a tombstone closes a group
+    acked: list[int] = []
+    for g, group in enumerate(groups):
+        writer.send_group(group, lambda g=g: acked.append(g))
+    assert writer.flush(30) == 0
+    assert sorted(acked) == [0, 1, 2] and writer.in_flight == 0
+    got = read_all(kafka_bootstrap, topic_name, 3)
+    assert len(got) == sum(map(len, groups))
+    for partition in range(3):  # per-key order: each key's records in the order they were sent
+        values = [m.value() for m in got if m.partition() == partition]
+        sent = [r.value for group in groups for r in group
+                if java_default_partition(r.key, 3) == partition]
+        assert values == sent
+    assert all(m.headers() == headers for m in got)
+    assert writer.close() == 0

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from tests.conformance.config import write_properties
-from tests.conformance.connector_process import ConnectorProcess
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import ConnectorProcess
+from tests.support.connector_process import default_connector_cmd
 from tests.support.connector_config import connector_properties
 from tests.support.servers import MariaDBServer, Profile
 

@@ -14,8 +14,8 @@ import uuid
 
 import pytest
 
-from tests.conformance.connector_process import ConnectorProcess
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import ConnectorProcess
+from tests.support.connector_process import default_connector_cmd
 from tests.support.connector_config import write_connector_config
 from tests.support.waiting import wait_until
 from tests.support.kafka_dump import consume_all
@@ -71,7 +71,7 @@ def test_sigterm_restarts_mid_stream_lose_and_repeat_nothing(server_name, reques
 
     def start() -> ConnectorProcess:
         proc = ConnectorProcess(cmd, config, tmp_path / "status.json", tmp_path / "connector.log").start()
-        proc.wait_streaming(60)
+        proc.wait_streaming(120)
         return proc
 
     proc = start()

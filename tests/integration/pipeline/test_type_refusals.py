@@ -1,5 +1,5 @@
 """MariaDB column types that Debezium 3.6.3 cannot capture are refused, with a message naming the table and
-the fix (README "Known differences from Debezium"):
+the fix (docs/DIFFERENCES.md):
 - INET4 / INET6 / UUID: Debezium's MySQL DDL grammar rejects them ("mismatched input 'inet4'"), so its
   snapshot aborts; ours stops on the same CREATE TABLE;
 - COMPRESSED columns: the snapshot works (the server decompresses), but neither binlog decoder can read
@@ -13,8 +13,8 @@ import uuid
 import pytest
 
 from tests.conformance.config import write_properties
-from tests.conformance.connector_process import ConnectorProcess
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import ConnectorProcess
+from tests.support.connector_process import default_connector_cmd
 from tests.support.connector_config import connector_properties
 from tests.support.servers import MariaDBServer, Profile
 
@@ -45,7 +45,7 @@ def test_compressed_columns_stop_streaming_with_the_fix_named(broker, tmp_path):
         write_properties(config, connector_properties(tmp_path, server, broker, "zdb", "z" + uuid.uuid4().hex[:6]))
         proc = ConnectorProcess(list(default_connector_cmd()), config, tmp_path / "s.json", tmp_path / "c.log").start()
         try:
-            proc.wait_streaming(60)  # the snapshot reads the decompressed text over SQL
+            proc.wait_streaming(120)  # the snapshot reads the decompressed text over SQL
             server.run_sql("INSERT INTO z VALUES (2, 'x');", database="zdb")
             rc = proc.wait_exit(60)
         finally:

@@ -17,13 +17,14 @@ from connector.config.loaders import load_config
 from connector.daemon import connection_params
 from connector.errors import ServerSetupError
 from tests.conformance.config import write_properties
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import default_connector_cmd
 from tests.integration.service.support import new_prefix, start_connector
 from tests.support.certs import TestPki
 from tests.support.connector_config import connector_properties
 from tests.support.kafka_dump import consume_all
 from tests.integration.security.conftest import NoBroker, serve
 from tests.support.servers import DatabaseServer, MariaDBServer
+from connector.transforms.config import transform_settings
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -84,7 +85,7 @@ def test_modes_on_the_control_and_binlog_connections(tls_server, pki, tmp_path):
         else:
             assert_refused(result, f"database.ssl.mode={mode}", f"127.0.0.1:{tls_server.port}")
         # The binlog stream (and the library's control connection) must behave the same.
-        params = connection_params(load_config(str(config)).settings())
+        params = connection_params(load_config(str(config)).settings(transform_settings))
         file, pos = tls_server.binlog_position()
         reader = BinlogReader(params, 9000 + CASES.index((served, mode, ca, accepted)), BinlogPosition(file, pos))
         try:
@@ -159,7 +160,7 @@ def test_run_snapshots_and_streams_over_verified_tls(tls_server, pki, broker, tm
     proc = start_connector(tmp_path, config, timeout=120)
     try:
         tls_server.run_sql("INSERT INTO tls.t VALUES (100, 'streamed'); DELETE FROM tls.t WHERE id = 100;")
-        proc.wait_caught_up(tls_server.binlog_position(), quiet_ms=300, timeout=60)
+        proc.wait_caught_up(tls_server.binlog_position(), quiet_ms=300, timeout=120)
     finally:
         assert proc.stop() == 0, proc.log_tail()
     ops = [json.loads(r.value)["payload"]["op"] for r in consume_all(broker.bootstrap_servers, {topic: 1})

@@ -144,7 +144,7 @@ def test_connector_writes_avro_through_an_https_registry_with_auth(pki, mariadb,
         proc = start_connector(tmp_path, config, timeout=120)
         try:
             mariadb.run_sql(f"INSERT INTO {db}.t VALUES (2, 'b');")
-            proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=300, timeout=60)
+            proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=300, timeout=120)
         finally:
             assert proc.stop() == 0, proc.log_tail()
         subjects = registry.subjects()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conformance.config import write_properties
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import default_connector_cmd
 from tests.integration.security.conftest import serve
 from tests.integration.service.support import metrics_port, new_prefix, scrape, start_connector
 from tests.support.connector_config import connector_properties
@@ -62,7 +62,7 @@ def test_no_secret_reaches_any_output(tls_server, pki, broker, tmp_path: Path):
     proc = start_connector(tmp_path, config, timeout=120)
     try:
         tls_server.run_sql("INSERT INTO tls.t VALUES (300, 'canary row'); ALTER TABLE tls.t ADD COLUMN c INT;")
-        proc.wait_caught_up(tls_server.binlog_position(), quiet_ms=300, timeout=60)
+        proc.wait_caught_up(tls_server.binlog_position(), quiet_ms=300, timeout=120)
         status, metrics = scrape(port)
         assert status == 200
         assert_clean("metrics", metrics)

@@ -4,9 +4,10 @@ from __future__ import annotations
 import time
 import uuid
 from pathlib import Path
+from typing import Callable
 
-from tests.conformance.connector_process import ConnectorProcess
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import ConnectorProcess
+from tests.support.connector_process import default_connector_cmd
 from tests.support.connector_config import write_connector_config
 from tests.support.ports import free_port
 from tests.support.waiting import wait_until
@@ -20,7 +21,7 @@ def new_prefix(tag: str) -> str:
     return f"{tag}{uuid.uuid4().hex[:8]}"
 
 
-def start_connector(workdir: Path, config: Path, timeout: float = 60) -> ConnectorProcess:
+def start_connector(workdir: Path, config: Path, timeout: float = 120) -> ConnectorProcess:
     proc = ConnectorProcess(list(default_connector_cmd()), config, workdir / "status.json",
                             workdir / "connector.log").start()
     proc.wait_streaming(timeout)
@@ -63,9 +64,9 @@ def kill_dump_threads(server, user: str) -> int:
     return len(rows)
 
 
-def restart_in_place(server, down_s: float = 1.0) -> None:
+def restart_in_place(server, down_s: float = 1.0, while_down: "Callable[[], None] | None" = None) -> None:
     """Stop the database server and start it again on the same data directory and port (`server.start()`
-    would wipe the data directory)."""
+    would wipe the data directory); `while_down` runs while it is stopped."""
     import signal
     import subprocess
 
@@ -73,6 +74,8 @@ def restart_in_place(server, down_s: float = 1.0) -> None:
     proc.send_signal(signal.SIGTERM)
     proc.wait(60)
     time.sleep(down_s)
+    if while_down is not None:
+        while_down()
     with open(server.rundir / "stdout.log", "a") as out:
         server._proc = subprocess.Popen(server._server_cmd(), stdout=out, stderr=subprocess.STDOUT,
                                         stdin=subprocess.DEVNULL, start_new_session=True)

@@ -104,7 +104,7 @@ def _changes_acknowledged(mariadb, writer: InsertWriter, proc, count: int) -> in
     wait_until(lambda: writer.next_id > target, 60, f"{count} changes")
     writer.running.clear()
     # the writer finishes the insert it is in; only then is the binlog position final
-    wait_until(lambda: writer.idle.is_set(), 30, "the writer to pause")
+    wait_until(lambda: writer.idle.is_set(), 120, "the writer to pause")
     proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=1000, timeout=120)
     return writer.next_id - 1
 
@@ -161,6 +161,6 @@ def test_broker_stopped_then_connector_stops_promptly_and_resumes(setup, mariadb
     broker.start()
     broker.create_topics([topic, topic.split(".")[0]])
     proc.start()
-    proc.wait_streaming(60)
+    proc.wait_streaming(120)
     last = _changes_acknowledged(mariadb, writer, proc, 200)
     assert _ids(broker.bootstrap_servers, topic) == list(range(before + 1, last + 1))

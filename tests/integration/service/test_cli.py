@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import default_connector_cmd
 from tests.integration.service.support import connector_config, new_prefix, start_connector
 from tests.support.kafka_dump import consume_all
 
@@ -29,7 +29,7 @@ def test_offsets_set_skips_to_the_new_position(server_name, request, broker, uni
     config = connector_config(tmp_path, server, broker, database, prefix)
     proc = start_connector(tmp_path, config)
     server.run_sql("INSERT INTO t VALUES (1)", database=database)
-    proc.wait_caught_up(server.binlog_position(), quiet_ms=300, timeout=30)
+    proc.wait_caught_up(server.binlog_position(), quiet_ms=300, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
 
     server.run_sql("INSERT INTO t VALUES (2); INSERT INTO t VALUES (3)", database=database)  # to be skipped
@@ -54,7 +54,7 @@ def test_offsets_set_skips_to_the_new_position(server_name, request, broker, uni
     assert f'"pos":{pos}' in report.stdout and "binlog expiry" in report.stdout
 
     proc = start_connector(tmp_path, config)
-    proc.wait_caught_up(server.binlog_position(), quiet_ms=300, timeout=30)
+    proc.wait_caught_up(server.binlog_position(), quiet_ms=300, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
     ids = [json.loads(r.value)["payload"]["after"]["id"] for r in consume_all(broker.bootstrap_servers, {topic: 1})
            if r.value is not None]

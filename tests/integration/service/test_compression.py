@@ -17,9 +17,10 @@ import pytest
 
 from connector.config.loaders import load_config
 from connector.daemon import make_offset_store
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import default_connector_cmd
 from tests.integration.service.support import connector_config, new_prefix, start_connector
 from tests.support.kafka_dump import consume_all
+from connector.transforms.config import transform_settings
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -75,7 +76,7 @@ def test_compressed_transaction_streams_and_resumes_inside_the_payload(mysql, br
     proc = start_connector(tmp_path, config)
     writer = _compressed_session(mysql, database)
     _run(writer, STATEMENTS)
-    proc.wait_caught_up(mysql.binlog_position(), quiet_ms=500, timeout=60)
+    proc.wait_caught_up(mysql.binlog_position(), quiet_ms=500, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
 
     records = consume_all(broker.bootstrap_servers, {topic: 1, tx_topic: 1})
@@ -96,7 +97,7 @@ def test_compressed_transaction_streams_and_resumes_inside_the_payload(mysql, br
 
     # Restart inside the payload: BEGIN + 2 rows of the INSERT already sent (inner events BEGIN=0,
     # ROWS_QUERY=1, TABLE_MAP=2, WRITE_ROWS=3: `event` 3 completed events, `row` 2 of the 4th).
-    settings = load_config(config, environ={}).settings()
+    settings = load_config(config, environ={}).settings(transform_settings)
     store = make_offset_store(settings)
     try:
         store.save({"transaction_id": gtid, f"transaction_data_collection_order_{database}.items": 2,
@@ -107,7 +108,7 @@ def test_compressed_transaction_streams_and_resumes_inside_the_payload(mysql, br
     proc = start_connector(tmp_path, config)
     _run(writer, (LAST,))
     writer.close()
-    proc.wait_caught_up(mysql.binlog_position(), quiet_ms=500, timeout=60)
+    proc.wait_caught_up(mysql.binlog_position(), quiet_ms=500, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
 
     records = consume_all(broker.bootstrap_servers, {topic: 1, tx_topic: 1})

@@ -35,7 +35,7 @@ def test_failover_from_replica_to_source_by_gtid(mysql_distribution, broker, tmp
             "SOURCE_AUTO_POSITION=1; START REPLICA")
         source.run_sql("CREATE DATABASE fdb; CREATE TABLE fdb.items (id INT PRIMARY KEY, v VARCHAR(20), "
                        "n INT NOT NULL)")
-        wait_until(lambda: _caught_up(replica, source), 30, "the replica to replicate the schema")
+        wait_until(lambda: _caught_up(replica, source), 120, "the replica to replicate the schema")
 
         prefix = new_prefix("failover")
         data_topic, tx_topic = f"{prefix}.fdb.items", f"{prefix}.transaction"

@@ -36,7 +36,7 @@ def test_mariadb_failover_from_replica_to_source_by_gtid_position(broker, tmp_pa
         _start_replication(source, replica)
         source.run_sql("CREATE DATABASE fdb; CREATE TABLE fdb.items (id INT PRIMARY KEY, v VARCHAR(20), "
                        "n INT NOT NULL)")
-        wait_until(lambda: _gtid_pos(replica) == _gtid_pos(source), 30, "the replica to replicate the schema")
+        wait_until(lambda: _gtid_pos(replica) == _gtid_pos(source), 120, "the replica to replicate the schema")
         assert replica.binlog_position()[0].startswith("replica-bin.")
 
         prefix = new_prefix("mfailover")
@@ -47,7 +47,7 @@ def test_mariadb_failover_from_replica_to_source_by_gtid_position(broker, tmp_pa
         writer = Writer(source, "fdb")
         writer.start()
         try:
-            wait_until(lambda: writer.committed >= 20, 30, "the writer to commit on the source")
+            wait_until(lambda: writer.committed >= 20, 120, "the writer to commit on the source")
             # The writer keeps going, so "every record acknowledged" may never be seen at one instant: wait for
             # a committed offset on the replica instead.
             wait_until(lambda: str((_new_commit(tmp_path, {}) or {}).get("gtids", "")).startswith("0-1-"), 60,
@@ -62,7 +62,7 @@ def test_mariadb_failover_from_replica_to_source_by_gtid_position(broker, tmp_pa
             assert committed["file"].startswith("replica-bin.")
 
             proc = start_connector(tmp_path, connector_config(tmp_path, source, broker, "fdb", prefix, **props))
-            first = wait_until(lambda: _new_commit(tmp_path, committed), 30, "a first offset commit on the source")
+            first = wait_until(lambda: _new_commit(tmp_path, committed), 120, "a first offset commit on the source")
             assert first["file"].startswith("mariadb-bin."), first
             wait_until(lambda: writer.committed >= 60, 60, "more commits on the source")
             writer.finish()
@@ -96,12 +96,12 @@ def test_server_id_of_a_registered_replica_is_refused(broker, tmp_path):
     every reconnect: it refuses to start, naming the property."""
     import subprocess
 
-    from tests.conformance.run import default_connector_cmd
+    from tests.support.connector_process import default_connector_cmd
 
     with MariaDBServer(tmp_path / "source", profile=Profile.DEFAULTS) as source, \
             _Replica(tmp_path / "replica", profile=Profile.DEFAULTS) as replica:
         _start_replication(source, replica)
-        wait_until(lambda: 2 in {int(r[0]) for r in source.query("SHOW SLAVE HOSTS")}, 30,
+        wait_until(lambda: 2 in {int(r[0]) for r in source.query("SHOW SLAVE HOSTS")}, 120,
                    "the replica to register with the source")
         source.run_sql("CREATE DATABASE sid")
         # MariaDB lists replicas only to REPLICATION MASTER ADMIN (MySQL's SHOW REPLICAS: REPLICATION SLAVE).

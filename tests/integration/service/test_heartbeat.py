@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.conformance.connector_process import binlog_key
+from tests.support.connector_process import binlog_key
 from tests.integration.service.support import connector_config, new_prefix, start_connector
 from tests.support.waiting import wait_until
 from tests.support.kafka_dump import consume_all
@@ -29,7 +29,7 @@ def test_heartbeats_advance_offset_of_a_fully_filtered_stream(server_name, reque
     config = connector_config(tmp_path, server, broker, captured, prefix, **{"heartbeat.interval.ms": "300"})
     proc = start_connector(tmp_path, config)
     try:
-        start_committed = wait_until(lambda: (proc.status() or {}).get("committed_offset"), 30, "a first commit")
+        start_committed = wait_until(lambda: (proc.status() or {}).get("committed_offset"), 120, "a first commit")
         # Only the filtered-out database changes: no data record can move the offset, heartbeats must.
         for i in range(20):
             server.run_sql(f"INSERT INTO {other}.noise VALUES ({i}, {i})")
@@ -39,7 +39,7 @@ def test_heartbeats_advance_offset_of_a_fully_filtered_stream(server_name, reque
             off = (proc.status() or {}).get("committed_offset") or {}
             return binlog_key(off.get("file"), off.get("pos")) >= target
 
-        wait_until(moved, 30, f"the committed offset to reach {server.binlog_position()}")
+        wait_until(moved, 120, f"the committed offset to reach {server.binlog_position()}")
         assert binlog_key(start_committed.get("file"), start_committed.get("pos")) < target
         committed = proc.status()["committed_offset"]
         assert "event" not in committed and "row" not in committed
@@ -76,10 +76,10 @@ def test_heartbeat_action_query_runs_and_its_changes_are_captured(mariadb, broke
     proc = start_connector(tmp_path, config)
     try:
         # The action query's own UPDATE is a binlog event, which wakes the reader for the next heartbeat.
-        wait_until(lambda: mariadb.query(f"SELECT n FROM {database}.beat")[0][0] >= 5, 30,
+        wait_until(lambda: mariadb.query(f"SELECT n FROM {database}.beat")[0][0] >= 5, 120,
                    "the heartbeat action query to have run 5 times")
         # Every heartbeat makes a new change, so the stream never goes quiet: wait for the 5th change's record.
-        wait_until(lambda: (proc.status() or {}).get("records_acked", 0) >= 6, 30, "5 updates to be acked")
+        wait_until(lambda: (proc.status() or {}).get("records_acked", 0) >= 6, 120, "5 updates to be acked")
     finally:
         assert proc.stop() == 0, proc.log_tail()
     updates = [json.loads(r.value)["payload"] for r in consume_all(broker.bootstrap_servers, {topic: 1})

@@ -46,7 +46,7 @@ def test_source_query_carries_each_statement(server_name, request, broker, uniqu
         cur.execute(SINGLE)
         cur.execute("ALTER TABLE notes ADD COLUMN extra INT NULL")
     conn.close()
-    proc.wait_caught_up(server.binlog_position(), quiet_ms=500, timeout=60)
+    proc.wait_caught_up(server.binlog_position(), quiet_ms=500, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
 
     records = consume_all(broker.bootstrap_servers, {topic: 1, prefix: 1})

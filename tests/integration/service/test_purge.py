@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import default_connector_cmd
 from tests.integration.service.support import (
     connector_config, metric, metrics_port, new_prefix, scrape, start_connector)
 from tests.support.waiting import wait_until
@@ -33,15 +33,15 @@ def test_purge_estimate_warning_and_purged_position(own_server, broker, tmp_path
     proc = start_connector(tmp_path, config)
     try:
         server.run_sql("INSERT INTO pdb.t VALUES (1)")
-        proc.wait_caught_up(server.binlog_position(), quiet_ms=300, timeout=30)
+        proc.wait_caught_up(server.binlog_position(), quiet_ms=300, timeout=120)
         committed_file = proc.status()["committed_offset"]["file"]
         # In the active binlog the position has at least the whole expiry period left.
-        wait_until(lambda: metric(scrape(port)[1], "BinlogPurgeSecondsLeft") == EXPIRE_S, 10,
+        wait_until(lambda: metric(scrape(port)[1], "BinlogPurgeSecondsLeft") == EXPIRE_S, 120,
                    "the estimate for the active binlog")
         server.run_sql("FLUSH BINARY LOGS")  # the committed position's file is now closed and ageing
-        wait_until(lambda: 0 <= metric(scrape(port)[1], "BinlogPurgeSecondsLeft") < EXPIRE_S - 1, 15,
+        wait_until(lambda: 0 <= metric(scrape(port)[1], "BinlogPurgeSecondsLeft") < EXPIRE_S - 1, 120,
                    "the estimate to count down")
-        wait_until(lambda: "may be purged in about" in proc.log_tail(200), 20, "the purge warning")
+        wait_until(lambda: "may be purged in about" in proc.log_tail(200), 120, "the purge warning")
         assert proc.status()["committed_offset"]["file"] == committed_file
     finally:
         assert proc.stop() == 0, proc.log_tail()
@@ -54,7 +54,7 @@ def test_purge_estimate_warning_and_purged_position(own_server, broker, tmp_path
 
     config = connector_config(tmp_path, server, broker, "pdb", prefix, **{"snapshot.mode": "when_needed"})
     proc = start_connector(tmp_path, config)
-    proc.wait_caught_up(server.binlog_position(), quiet_ms=300, timeout=30)
+    proc.wait_caught_up(server.binlog_position(), quiet_ms=300, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
     ops = [json.loads(r.value)["payload"]["op"] for r in consume_all(broker.bootstrap_servers, {topic: 1})
            if r.value is not None]

@@ -8,8 +8,8 @@ import uuid
 
 import pytest
 
-from tests.conformance.connector_process import ConnectorProcess
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import ConnectorProcess
+from tests.support.connector_process import default_connector_cmd
 from tests.support.connector_config import write_connector_config
 from tests.support.kafka_dump import consume_all
 from tests.support.waiting import wait_until
@@ -33,7 +33,7 @@ def test_stop_during_a_blocking_snapshot_then_streaming_goes_on(mariadb, broker,
     def start() -> ConnectorProcess:
         proc = ConnectorProcess(list(default_connector_cmd()), config, tmp_path / "status.json",
                                 tmp_path / "connector.log").start()
-        proc.wait_streaming(60)
+        proc.wait_streaming(120)
         return proc
 
     proc = start()
@@ -51,7 +51,7 @@ def test_stop_during_a_blocking_snapshot_then_streaming_goes_on(mariadb, broker,
 
     proc = start()
     mariadb.run_sql("INSERT INTO big VALUES (-1, 'after');", database=database)
-    proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=1000, timeout=60)
+    proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=1000, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
 
     records = [json.loads(r.value)["payload"] for r in consume_all(broker.bootstrap_servers, {topic: 1})

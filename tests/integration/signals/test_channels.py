@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from confluent_kafka import Producer
 
-from tests.conformance.connector_process import ConnectorProcess
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import ConnectorProcess
+from tests.support.connector_process import default_connector_cmd
 from tests.support.connector_config import write_connector_config
 from tests.support.kafka_dump import consume_all
 from tests.support.waiting import wait_until
@@ -67,7 +67,7 @@ def _run(channel: str, server, broker, unique_database, tmp_path: Path) -> tuple
     proc = ConnectorProcess(list(default_connector_cmd()), config, tmp_path / "status.json",
                             tmp_path / "connector.log").start()
     try:
-        proc.wait_streaming(60)
+        proc.wait_streaming(120)
         signals = _signals(database)
         if channel == "source":
             for sid, kind, data in signals:
@@ -91,7 +91,7 @@ def _run(channel: str, server, broker, unique_database, tmp_path: Path) -> tuple
             return st.get("records_acked", 0) >= st.get("records_sent", -1) and \
                 len(_records(broker, topics["customers"])) >= 10 and len(_records(broker, topics["orders"])) >= 6
         wait_until(arrived, 90, f"snapshot records through the {channel} channel")
-        proc.wait_caught_up(server.binlog_position(), quiet_ms=1000, timeout=60)
+        proc.wait_caught_up(server.binlog_position(), quiet_ms=1000, timeout=120)
         if channel == "file":
             assert signal_file.read_text(encoding="utf-8") == "", "read signals leave the file"
     finally:

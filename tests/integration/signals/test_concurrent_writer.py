@@ -9,8 +9,8 @@ import uuid
 
 import pytest
 
-from tests.conformance.connector_process import ConnectorProcess
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import ConnectorProcess
+from tests.support.connector_process import default_connector_cmd
 from tests.support.connector_config import write_connector_config
 from tests.support.kafka_dump import consume_all
 from tests.support.waiting import wait_until
@@ -50,15 +50,15 @@ def test_incremental_snapshot_under_concurrent_writes_keeps_per_key_order(server
                             tmp_path / "connector.log").start()
     writer = churn(server, database)
     try:
-        proc.wait_streaming(60)
+        proc.wait_streaming(120)
         writer.start()
-        wait_until(lambda: writer.committed > 20, 30, "the writer's first transactions")
+        wait_until(lambda: writer.committed > 20, 120, "the writer's first transactions")
         server.run_sql("INSERT INTO debezium_signal VALUES ('snap-1', 'execute-snapshot', "
                        f"'{{\"data-collections\": [\"{database}.items\"]}}');", database=database)
         wait_until(lambda: f"incremental snapshot of {database}.items done" in proc.log_tail(400), 120,
                    "the incremental snapshot to finish")
         writer.finish()
-        proc.wait_caught_up(server.binlog_position(), quiet_ms=1000, timeout=60)
+        proc.wait_caught_up(server.binlog_position(), quiet_ms=1000, timeout=120)
     finally:
         writer.stop_requested.set()
         assert proc.stop() == 0, proc.log_tail()

@@ -37,7 +37,7 @@ def test_chunk_metrics_of_an_incremental_snapshot(mariadb, broker, unique_databa
         def snapshot() -> dict:
             return (proc.status() or {}).get("snapshot") or {}
 
-        wait_until(lambda: snapshot().get("SnapshotPaused") and snapshot().get("ChunkId"), 30,
+        wait_until(lambda: snapshot().get("SnapshotPaused") and snapshot().get("ChunkId"), 120,
                    "the incremental snapshot paused after its first chunk")
         opened = [r[0] for r in mariadb.query("SELECT id FROM debezium_signal WHERE id LIKE %s", ("%-open",),
                                               database=database)]
@@ -48,7 +48,7 @@ def test_chunk_metrics_of_an_incremental_snapshot(mariadb, broker, unique_databa
         assert (m["TotalTableCount"], m["RemainingTableCount"], m["SnapshotRunning"]) == (1, 1, True)
 
         mariadb.run_sql("INSERT INTO debezium_signal VALUES ('r1', 'resume-snapshot', NULL)", database=database)
-        wait_until(lambda: snapshot().get("SnapshotCompleted"), 30, "the incremental snapshot to complete")
+        wait_until(lambda: snapshot().get("SnapshotCompleted"), 120, "the incremental snapshot to complete")
         m = snapshot()
         assert m["RowsScanned"] == {f"{database}.t": 5} and m["RemainingTableCount"] == 0
         assert [m[k] for k in ("ChunkId", "ChunkFrom", "ChunkTo", "TableFrom", "TableTo")] == [None] * 5

@@ -9,14 +9,14 @@ import uuid
 
 import pytest
 
-from tests.conformance.connector_process import ConnectorProcess
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import ConnectorProcess
+from tests.support.connector_process import default_connector_cmd
 from tests.support.connector_config import write_connector_config
 from tests.support.kafka_dump import consume_all
 from tests.support.waiting import wait_until
 from tests.support.writer import CounterWriter
 
-pytestmark = pytest.mark.timeout(300)
+pytestmark = pytest.mark.timeout(900)
 ROWS = 3000
 
 
@@ -86,30 +86,40 @@ def test_a_table_added_to_the_include_list_is_snapshotted_incrementally(server_n
     started = [first]
     writer = churn(server, database)
     try:
-        first.wait_streaming(60)
+        first.wait_streaming(120)
         server.run_sql("INSERT INTO a VALUES (2, 'two');", database=database)
         writer.start()  # b is not captured yet: its changes are skipped
-        wait_until(lambda: writer.committed > 20, 30, "the writer's first transactions")
-        first.wait_caught_up(server.binlog_position(), quiet_ms=500, timeout=60)
+        wait_until(lambda: writer.committed > 20, 120, "the writer's first transactions")
+        first.wait_caught_up(server.binlog_position(), quiet_ms=500, timeout=120)
         assert first.stop() == 0, first.log_tail()
         # b is added; the writer goes on while the connector is down and while it reads b
         second = _run(tmp_path, server, broker, database, prefix, "a,b,debezium_signal", "incremental", "run2")
         started.append(second)
-        wait_until(lambda: "newly matched" in second.log_tail(400), 60, "the new-tables line")
-        line = next(x for x in second.log_tail(400).splitlines() if "newly matched" in x)
+        wait_until(lambda: "newly matched" in second.run_log(), 120, "the new-tables line",
+                   state=lambda: second.log_tail(5))
+        line = next(x for x in second.run_log().splitlines() if "newly matched" in x)
         assert f"{database}.b" in line and f"{database}.a" not in line, line
         # once it sent records (their offsets carry the snapshot's keys), stop in the middle of b: the restart
         # continues it
-        wait_until(lambda: (second.status() or {}).get("records_acked", 0) >= 50, 60, "records of run 2")
+        wait_until(lambda: (second.status() or {}).get("records_acked", 0) >= 50, 120, "records of run 2",
+                   state=second.status)
         assert second.stop() == 0, second.log_tail()
         third = _run(tmp_path, server, broker, database, prefix, "a,b,debezium_signal", "incremental", "run3")
         started.append(third)
-        wait_until(lambda: f"incremental snapshot of {database}.b done" in third.log_tail(400), 180,
-                   "the incremental snapshot of b to finish")
-        log3 = third.log_tail(2000)
+
+        def b_done() -> bool:
+            third._check_alive()
+            snapshot = (third.status() or {}).get("snapshot") or {}
+            return bool(snapshot.get("SnapshotCompleted")) and not snapshot.get("SnapshotRunning")
+
+        # The state, not a log line: the continued snapshot runs (status file) from the start until b is read.
+        wait_until(b_done, 600, "the incremental snapshot of b to finish (status SnapshotCompleted)",
+                   state=lambda: ((third.status() or {}).get("snapshot"), third.log_tail(5)))
+        log3 = third.run_log()
+        assert f"incremental snapshot of {database}.b done" in log3, log3[-3000:]
         assert "newly matched" not in log3 and "incremental snapshot in progress" in log3, log3
         writer.finish()
-        third.wait_caught_up(server.binlog_position(), quiet_ms=1000, timeout=60)
+        third.wait_caught_up(server.binlog_position(), quiet_ms=1000, timeout=120)
         assert third.stop() == 0, third.log_tail()
     finally:
         writer.stop_requested.set()
@@ -127,17 +137,17 @@ def test_without_the_property_a_newly_included_table_is_only_streamed(mariadb, b
     database = unique_database(mariadb)
     prefix, topics = _setup(mariadb, broker, database)
     first = _run(tmp_path, mariadb, broker, database, prefix, "a,debezium_signal", "off", "run1")
-    first.wait_streaming(60)
+    first.wait_streaming(120)
     assert first.stop() == 0, first.log_tail()
     mariadb.run_sql("UPDATE b SET n = 7 WHERE id = 1; INSERT INTO b VALUES (99999, 1);", database=database)
     second = _run(tmp_path, mariadb, broker, database, prefix, "a,b,debezium_signal", "off", "run2")
     try:
-        second.wait_caught_up(mariadb.binlog_position(), quiet_ms=1000, timeout=60)
+        second.wait_caught_up(mariadb.binlog_position(), quiet_ms=1000, timeout=120)
     finally:
         assert second.stop() == 0, second.log_tail()
     _, payloads = _state_of_b(broker, f"{prefix}.{database}.b")
     assert [(p["op"], p["after"]["id"]) for p in payloads] == [("u", 1), ("c", 99999)]
-    assert "newly matched" not in second.log_tail(400)
+    assert "newly matched" not in second.run_log()
 
 
 def test_read_only_without_gtids_is_refused_at_start(mariadb, broker, unique_database, tmp_path):
@@ -148,5 +158,5 @@ def test_read_only_without_gtids_is_refused_at_start(mariadb, broker, unique_dat
                                     snapshot_new_tables="incremental")
     proc = ConnectorProcess(list(default_connector_cmd()), config, tmp_path / "status.json",
                             tmp_path / "connector.log").start()
-    assert proc.wait_exit(60) == 2, proc.log_tail()  # terminal: a restart cannot help
-    assert "snapshot.new.tables=incremental with read.only=true" in proc.log_tail(100)
+    assert proc.wait_exit(120) == 2, proc.log_tail()  # terminal: a restart cannot help
+    assert "snapshot.new.tables=incremental with read.only=true" in proc.run_log(), proc.log_tail()

@@ -8,8 +8,8 @@ import uuid
 
 import pytest
 
-from tests.conformance.connector_process import ConnectorProcess
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import ConnectorProcess
+from tests.support.connector_process import default_connector_cmd
 from tests.integration.service.support import connector_config, new_prefix, start_connector
 
 pytestmark = pytest.mark.timeout(120)

@@ -32,8 +32,8 @@ def test_restarts_follow_the_flags_and_schema_error_rebuilds_the_history(mariadb
     # data + schema + stream: a full snapshot at every start, offsets or not (Debezium's `always`)
     for round_ in (1, 2):
         proc = connector(tmp_path, write_config(tmp_path, mariadb, broker, database, prefix, **data_and_stream)).start()
-        proc.wait_streaming(60)
-        proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=500, timeout=60)
+        proc.wait_streaming(120)
+        proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=500, timeout=120)
         assert proc.stop() == 0, proc.log_tail()
         assert [v["op"] for v in data_values(broker, topic)] == ["r"] * round_
 
@@ -48,9 +48,9 @@ def test_restarts_follow_the_flags_and_schema_error_rebuilds_the_history(mariadb
     # ... and rebuilt at the stored offset with snapshot.on.schema.error: no snapshot data, streaming goes on
     on_error = {**stream_only, f"{CB}.snapshot.on.schema.error": "true"}
     proc = connector(tmp_path, write_config(tmp_path, mariadb, broker, database, prefix, **on_error)).start()
-    proc.wait_streaming(60)
+    proc.wait_streaming(120)
     mariadb.run_sql("INSERT INTO t VALUES (2, 2)", database=database)
-    proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=500, timeout=60)
+    proc.wait_caught_up(mariadb.binlog_position(), quiet_ms=500, timeout=120)
     assert proc.stop() == 0, proc.log_tail()
     values = data_values(broker, topic)
     assert [v["op"] for v in values] == ["r", "r", "c"] and values[-1]["after"] == {"id": 2, "a": 2}

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from tests.conformance.config import write_properties
-from tests.conformance.connector_process import ConnectorError, ConnectorProcess
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import ConnectorError, ConnectorProcess
+from tests.support.connector_process import default_connector_cmd
 from tests.support.capture_run import capture_while_writing
 from tests.support.connector_config import connector_properties
 from tests.support.kafka_dump import consume_all
@@ -146,6 +146,6 @@ def test_no_lock_possible_is_a_clear_error(mode, message, mariadb, broker, uniqu
     proc = ConnectorProcess(list(default_connector_cmd()), config, tmp_path / "status.json",
                             tmp_path / "connector.log").start()
     with pytest.raises(ConnectorError):
-        proc.wait_streaming(60)
+        proc.wait_streaming(120)
     assert proc.stop() == 2
-    assert message in proc.log_tail(40)
+    assert message in proc.run_log(), proc.log_tail()

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conformance.connector_process import ConnectorProcess
-from tests.conformance.run import default_connector_cmd
+from tests.support.connector_process import ConnectorProcess
+from tests.support.connector_process import default_connector_cmd
 from tests.support.waiting import wait_until
 from tests.support.connector_config import write_connector_config
 from tests.support.kafka_dump import consume_all

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from connector.binlog.gtid import GtidSet, GtidSourceFilter, MariaGtidPosition
+from connector.gtids.sets import GtidSet, GtidSourceFilter, MariaGtidPosition
 
 U, V = "3e11fa47-71ca-11e1-9e33-c80aa9429562", "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee"
 

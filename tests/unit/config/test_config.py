@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import json
 
+import re
+
 import pytest
 
 from connector.config import load_config
@@ -10,6 +12,7 @@ from connector.config.loaders import env_to_properties, parse_java_properties
 from connector.config.modes import DecimalHandlingMode, SnapshotMode
 from connector.config.settings import HISTORY_FILE, OFFSETS_FILE, OFFSETS_KAFKA
 from connector.errors import ConfigError
+from connector.transforms.config import transform_settings
 
 SERVER = """\
 # Debezium Server
@@ -32,7 +35,7 @@ def write(tmp_path, text, name="application.properties"):
 
 
 def test_debezium_defaults_and_names(tmp_path):
-    s = load_config(write(tmp_path, SERVER), environ={}).settings()
+    s = load_config(write(tmp_path, SERVER), environ={}).settings(transform_settings)
     assert s.topics.prefix == "dbserver1"
     assert s.database.port == 3306
     assert s.snapshot.mode is SnapshotMode.INITIAL
@@ -49,7 +52,7 @@ def test_debezium_defaults_and_names(tmp_path):
 
 def test_secrets_never_printed(tmp_path):
     loaded = load_config(write(tmp_path, SERVER), environ={})
-    s = loaded.settings()
+    s = loaded.settings(transform_settings)
     assert "s3cret" not in repr(s) and "s3cret" not in str(s.database)
     assert s.database.password.reveal() == "s3cret"
     assert loaded.redacted()["database.password"] == "********"
@@ -59,7 +62,7 @@ def test_every_problem_reported_at_once(tmp_path):
     text = SERVER.replace("debezium.source.database.server.id=5401\n", "") \
         .replace("debezium.source.topic.prefix=dbserver1\n", "") + "debezium.source.snapshot.mode=sometimes\n"
     with pytest.raises(ConfigError) as err:
-        load_config(write(tmp_path, text), environ={}).settings()
+        load_config(write(tmp_path, text), environ={}).settings(transform_settings)
     message = str(err.value)
     assert "database.server.id is required" in message
     assert "topic.prefix is required" in message
@@ -69,25 +72,59 @@ def test_every_problem_reported_at_once(tmp_path):
 
 def test_removed_snapshot_mode_names_the_new_one(tmp_path):
     with pytest.raises(ConfigError, match="use 'no_data' instead"):
-        load_config(write(tmp_path, SERVER + "debezium.source.snapshot.mode=schema_only\n"), environ={}).settings()
+        load_config(write(tmp_path, SERVER + "debezium.source.snapshot.mode=schema_only\n"), environ={}).settings(transform_settings)
 
 
 def test_adaptive_time_precision_is_refused_like_debezium(tmp_path):
     # Debezium 3.6.3 (reference run): "The 'adaptive' time.precision.mode is no longer supported"
     with pytest.raises(ConfigError, match="time.precision.mode='adaptive'.*use 'adaptive_time_microseconds' instead"):
-        load_config(write(tmp_path, SERVER + "debezium.source.time.precision.mode=adaptive\n"), environ={}).settings()
+        load_config(write(tmp_path, SERVER + "debezium.source.time.precision.mode=adaptive\n"), environ={}).settings(transform_settings)
 
 
 def test_unknown_properties_are_named(tmp_path):
-    loaded = load_config(write(tmp_path, SERVER + "debezium.source.tabel.include.list=x\nfoo.bar=1\n"), environ={})
-    assert any("tabel.include.list" in w for w in loaded.warnings)
+    loaded = load_config(write(tmp_path, SERVER + "debezium.source.my.own.setting=x\nfoo.bar=1\n"), environ={})
+    assert any("my.own.setting" in w for w in loaded.warnings)
     assert any("foo.bar" in w for w in loaded.warnings)
+
+
+@pytest.mark.parametrize("typo, meant", [
+    ("tabel.include.list", "table.include.list"),  # a swap: captured every table before (issue 24)
+    ("Table.Include.List", "table.include.list"),
+    ("snapshot.mdoe", "snapshot.mode"),
+    ("database.hostnme", "database.hostname"),  # a JDBC pass-through name by its shape, but lower case
+    ("signal.data.colection", "signal.data.collection"),  # the signal.* family pattern accepted it
+])
+def test_a_misspelt_property_stops_the_start_naming_the_property_meant(tmp_path, typo, meant):
+    loaded = load_config(write(tmp_path, SERVER + f"debezium.source.{typo}=x\n"), environ={})
+    assert not any(typo in w for w in loaded.warnings)
+    with pytest.raises(ConfigError, match=re.escape(f"unknown property {typo}; did you mean {meant}?")):
+        loaded.settings(transform_settings)
+
+
+def test_a_misspelt_property_is_reported_with_the_other_problems(tmp_path):
+    text = SERVER + "debezium.source.tabel.include.list=x\ndebezium.source.snapshot.mode=bogus\n"
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path, text), environ={}).settings(transform_settings)
+    assert "tabel.include.list" in str(info.value) and "snapshot.mode" in str(info.value)
+    assert len(info.value.problems) >= 2
+
+
+@pytest.mark.parametrize("name", [
+    "database.allowPublicKeyRetrieval", "database.sslMode",  # JDBC settings (camelCase), passed through
+    "transforms.unwrp.type", "predicates.istomb.type",  # named by the user
+    "schema.history.internal.producer.acks", "signal.kafka.consumer.max.poll.records",
+    "column.truncate.to.10.chars", "my.own.setting",
+])
+def test_pass_through_and_distant_names_are_not_typos(name):
+    from connector.config.loaders import typo_problems
+
+    assert typo_problems({name: "x"}) == []
 
 
 def test_environment_overrides_file(tmp_path):
     env = {"DEBEZIUM_SOURCE_DATABASE_HOSTNAME": "other", "DEBEZIUM_SOURCE_SNAPSHOT_MODE": "no_data",
            "DEBEZIUM_SINK_KAFKA_PRODUCER_BOOTSTRAP_SERVERS": "k:1", "PATH": "/bin"}
-    s = load_config(write(tmp_path, SERVER), environ=env).settings()
+    s = load_config(write(tmp_path, SERVER), environ=env).settings(transform_settings)
     assert s.database.hostname == "other"
     assert s.snapshot.mode is SnapshotMode.NO_DATA
     assert s.kafka.bootstrap_servers() == "k:1"
@@ -103,7 +140,7 @@ def test_connect_json_with_kafka_flag(tmp_path):
         "value.converter": "org.apache.kafka.connect.json.JsonConverter",
         "value.converter.schemas.enable": "false"}}
     path = write(tmp_path, json.dumps(doc), "connector.json")
-    s = load_config(path, bootstrap="k:9092", producer_overrides={"linger.ms": "5"}, environ={}).settings()
+    s = load_config(path, bootstrap="k:9092", producer_overrides={"linger.ms": "5"}, environ={}).settings(transform_settings)
     assert s.name == "inventory-connector"
     assert s.kafka.producer == {"bootstrap.servers": "k:9092", "linger.ms": "5"}
     assert s.history.store == HISTORY_FILE
@@ -115,7 +152,7 @@ def test_connect_json_with_kafka_flag(tmp_path):
 def test_missing_bootstrap_is_explained(tmp_path):
     text = SERVER.replace("debezium.sink.kafka.producer.bootstrap.servers=127.0.0.1:9092\n", "")
     with pytest.raises(ConfigError, match="bootstrap servers are missing"):
-        load_config(write(tmp_path, text), environ={}).settings()
+        load_config(write(tmp_path, text), environ={}).settings(transform_settings)
 
 
 def test_unreadable_file(tmp_path):

@@ -10,6 +10,7 @@ import pytest
 
 from connector.config.loaders import load_connect_json, load_server_properties
 from connector.errors import ConfigError
+from connector.transforms.config import transform_settings
 
 SERVER = {"debezium.sink.type": "kafka"}
 AVRO = {**SERVER, "debezium.format.value": "avro", "debezium.format.value.schema.registry.url": "http://r:8081"}
@@ -70,7 +71,7 @@ def test_connect_converter_options_and_classes():
         _connect({"key.converter.decimal.format": "NUMERIC"})
     # another class would have been written as JSON: refused by name when the settings are built (refusals.py)
     with pytest.raises(ConfigError, match=r"key.converter"):
-        _connect({**BASE_CONNECT, "key.converter": "org.apache.kafka.connect.storage.StringConverter"}).settings()
+        _connect({**BASE_CONNECT, "key.converter": "org.apache.kafka.connect.storage.StringConverter"}).settings(transform_settings)
 
 
 def test_cli_validate_refuses_an_unimplemented_converter_option(tmp_path: Path):

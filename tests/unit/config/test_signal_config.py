@@ -6,10 +6,11 @@ import pytest
 from connector.config import load_config
 from connector.errors import ConfigError
 from tests.unit.config.test_config import SERVER, write
+from connector.transforms.config import transform_settings
 
 
 def settings(tmp_path, extra: str):
-    return load_config(write(tmp_path, SERVER + extra), environ={}).settings()
+    return load_config(write(tmp_path, SERVER + extra), environ={}).settings(transform_settings)
 
 
 def test_signal_properties_are_accepted(tmp_path):

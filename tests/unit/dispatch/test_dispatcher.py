@@ -15,13 +15,14 @@ from connector.config.settings import Settings
 from connector.daemon import table_schema_builder
 from connector.dispatch.dispatcher import Dispatcher
 from connector.dispatch.encoder import Transforms
-from connector.dispatch.filters import TableFilter
+from connector.config.table_filter import TableFilter
 from connector.events.kinds import ConnectRecord, NotificationRecord, RecordKind
 from connector.kafka.writer import OutRecord
 from connector.offsets.tracker import OffsetTracker
 from connector.schema.tracker import SchemaTracker
 from connector.streaming.handler import EventSource, RowChange
 from connector.streaming.heartbeat import Heartbeat
+from connector.transforms.config import transform_settings
 from schema_history.model import TableId
 from schema_history.stores.memory import MemoryHistoryStore
 
@@ -89,7 +90,7 @@ def dispatcher_settings(**props: str) -> Settings:
         "debezium.source.topic.prefix": "dbserver1",
         "debezium.source.schema.history.internal": "io.debezium.relational.history.MemorySchemaHistory",
         **{f"debezium.source.{k.replace('_', '.')}": v for k, v in props.items()},
-    }).settings()
+    }).settings(transform_settings)
 
 
 def _dispatcher(transforms: Transforms | None = None, **props: str) -> tuple[Dispatcher, MemorySink, OffsetTracker]:

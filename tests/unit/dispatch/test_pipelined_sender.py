@@ -12,13 +12,14 @@ from connector.config.settings import Settings
 from connector.daemon import run_transforms, settings_encoder, table_schema_builder
 from connector.dispatch.dispatcher import Dispatcher
 from connector.dispatch.encode_pool import EncodePool, EncodeWorkerLost
-from connector.dispatch.filters import TableFilter
+from connector.config.table_filter import TableFilter
 from connector.errors import ConfigError
 from connector.offsets.tracker import OffsetTracker
 from connector.schema.tracker import SchemaTracker
 from connector.streaming.heartbeat import Heartbeat
 from schema_history.stores.memory import MemoryHistoryStore
 from tests.unit.dispatch.test_dispatcher import DDL, T, MemorySink, _offset, _source, dispatcher_settings
+from connector.transforms.config import transform_settings
 
 def _dispatcher(settings: Settings, pool: EncodePool | None) -> tuple[Dispatcher, MemorySink, OffsetTracker]:
     table_filter = TableFilter(settings.filters)
@@ -76,4 +77,4 @@ def test_avro_with_workers_is_refused_by_name() -> None:
             "debezium.source.encode.workers": "2",
             "debezium.format.value": "avro",
             "debezium.format.value.schema.registry.url": "http://127.0.0.1:1",
-        }).settings()
+        }).settings(transform_settings)

@@ -43,3 +43,16 @@ def test_enum_options_escape_commas_and_read_quotes() -> None:
     assert conv.from_binlog("a,b") == "a\\,b"
     assert conv.from_binlog("back\\slash") == "back\\\\slash"
     assert conv.from_binlog(6) == "it's2"
+
+
+def test_every_character_type_spelling_of_the_ddl_parser_has_a_converter() -> None:
+    """issue 24: `NCHAR VARCHAR(6)` had none, so a streamed CREATE TABLE took its whole shape from SHOW CREATE TABLE
+    (charsetName utf8mb3 and CHAR/VARCHAR where Debezium writes utf8 and NCHAR/NVARCHAR; goldens national*)."""
+    from schema_history.ddl.type_names import Family, _entries
+
+    for entry in _entries():
+        if entry.family in (Family.STRING, Family.NATIONAL):
+            name = " ".join(entry.words)
+            column = Column(name="c", position=1, jdbc_type=entry.jdbc, type_name=name, type_expression=name,
+                            length=3, charset_name="utf8mb4")
+            assert resolve(column, ValueSettings()) is not None, name

@@ -14,6 +14,7 @@ from snapshot.parallel import SnapshotMarkers, assign
 from snapshot.chunks import TableScan
 from snapshot.plan import TableRead
 from tests.unit.config.test_config import SERVER
+from connector.transforms.config import transform_settings
 
 M = SnapshotMode
 
@@ -72,7 +73,7 @@ def _settings(tmp_path, **props: str):
     text = "".join(f"debezium.source.{k}={v}\n" for k, v in props.items())
     path = tmp_path / "application.properties"
     path.write_text(SERVER + text)
-    return load_config(path, environ={}).settings()
+    return load_config(path, environ={}).settings(transform_settings)
 
 
 def test_configuration_based_properties_are_read(tmp_path):

@@ -10,13 +10,14 @@ from connector.binlog.position import SourceOffset
 from connector.config import load_config
 from connector.config.modes import NewTablesMode
 from connector.config.settings import FilterSettings
-from connector.dispatch.filters import TableFilter
+from connector.config.table_filter import TableFilter
 from connector.errors import ConfigError
 from connector.offsets.parts import IncrementalSnapshotSlot
 from schema_history.model import TableId
 from snapshot.incremental.context import COLLECTIONS, CORRELATION_ID, PRIMARY_KEY
 from snapshot.new_tables import CAPTURED_FILTERS_KEY, CapturedFilters, NewTables
 from tests.unit.config.test_config import SERVER, write
+from connector.transforms.config import transform_settings
 
 A, B, C = (TableId("db", name) for name in ("a", "b", "c"))
 
@@ -70,7 +71,7 @@ def test_new_tables_are_appended_to_a_snapshot_under_way_keeping_its_keys():
 
 
 def settings(tmp_path, extra: str):
-    return load_config(write(tmp_path, SERVER + extra), environ={}).settings()
+    return load_config(write(tmp_path, SERVER + extra), environ={}).settings(transform_settings)
 
 
 def test_the_property_needs_a_signal_table_and_the_full_schema_history(tmp_path):

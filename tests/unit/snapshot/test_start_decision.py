@@ -27,7 +27,7 @@ TABLE = [
     (M.INITIAL, None, STOPPED, A.SNAPSHOT, True, ""),
     (M.INITIAL, None, RESUMABLE, A.RESUME_SNAPSHOT, False, ""),
     # no signal table to write watermarks to: start over as Debezium, saying what it costs and what to set
-    (M.INITIAL, None, NO_WATERMARKS, A.SNAPSHOT, True, "set signal.data.collection"),
+    (M.INITIAL, None, NO_WATERMARKS, A.SNAPSHOT, True, "Set signal.data.collection or gtid_mode=ON"),
     (M.WHEN_NEEDED, None, RESUMABLE, A.RESUME_SNAPSHOT, False, ""),
     (M.INITIAL_ONLY, None, RESUMABLE, A.SNAPSHOT, True, ""),  # the remainder is read by streaming: none here
     (M.INITIAL, None, RESUMABLE_PURGED, A.SNAPSHOT, True, ""),

@@ -20,7 +20,7 @@ from connector.config.loaders import load_server_properties
 from connector.config.settings import Settings
 from connector.daemon import table_schema_builder
 from connector.dispatch.dispatcher import Dispatcher
-from connector.dispatch.filters import TableFilter
+from connector.config.table_filter import TableFilter
 from connector.kafka.writer import OutRecord
 from connector.offsets.committer import OffsetCommitter
 from connector.offsets.memory_store import MemoryOffsetStore
@@ -28,6 +28,7 @@ from connector.offsets.tracker import OffsetTracker
 from connector.schema.tracker import SchemaTracker
 from connector.streaming.handler import StreamingHandler
 from connector.streaming.source import streaming_state
+from connector.transforms.config import transform_settings
 from schema_history.stores.memory import MemoryHistoryStore
 
 PREFIX = "dbserver1"
@@ -49,7 +50,7 @@ def settings(**props: str) -> Settings:
         "debezium.source.schema.history.internal": "io.debezium.relational.history.MemorySchemaHistory",
     }
     base.update({f"debezium.source.{k}": v for k, v in props.items()})
-    return load_server_properties(base).settings()
+    return load_server_properties(base).settings(transform_settings)
 
 
 def _event(cls: type, **attrs: Any) -> Any:

@@ -71,7 +71,8 @@ class ScriptedServer:
         return self.binlog.events[0].file
 
     # SnapshotSource: an empty database; the snapshot's position is the binlog's start
-    def snapshot(self, *, with_data: bool = True, recovery_offset: SourceOffset | None = None) -> SourceOffset:
+    def snapshot(self, *, with_data: bool = True, recovery_offset: SourceOffset | None = None,
+                 after_interrupted: bool = False) -> SourceOffset:
         self.snapshots.append(with_data)
         return SourceOffset(self.binlog.events[0].file, self.binlog.events[0].start)
 

@@ -15,13 +15,14 @@ from connector.transforms import build_chain
 from connector.transforms.routing import java_replacement
 from tests.unit.events.record_samples import CONTEXT, sample_records
 from tests.unit.transforms.test_refusals import BASE
+from connector.transforms.config import transform_settings
 
 UNWRAP = "io.debezium.transforms.ExtractNewRecordState"
 
 
 def encoder(**props: str) -> RecordEncoder:
     raw = {**BASE, **{f"debezium.{k}": v for k, v in props.items()}}
-    settings = load_server_properties(raw).settings()
+    settings = load_server_properties(raw).settings(transform_settings)
     return RecordEncoder(transforms=build_chain(settings.transforms, HeaderFormat.JSON))
 
 

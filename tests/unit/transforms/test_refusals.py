@@ -11,6 +11,7 @@ from connector.config.fields import BY_NAME, PATTERN_PROPERTIES, is_known
 from connector.config.loaders import load_server_properties
 from connector.config.refusals import REFUSALS, is_refused_name, refused_properties
 from connector.errors import ConfigError
+from connector.transforms.config import transform_settings
 
 PROPERTIES_TSV = Path("/work/shared/debezium-properties.tsv")
 BASE = {
@@ -26,7 +27,7 @@ BASE = {
 
 def settings_problems(extra: dict[str, str]) -> list[str]:
     try:
-        load_server_properties({**BASE, **extra}).settings()
+        load_server_properties({**BASE, **extra}).settings(transform_settings)
     except ConfigError as exc:
         return exc.problems
     return []
@@ -93,7 +94,7 @@ def test_every_refusal_says_what_to_do() -> None:
 def test_unknown_keys_keep_their_warning_and_do_not_stop() -> None:
     loaded = load_server_properties({**BASE, "debezium.source.no.such.thing": "1"})
     assert loaded.warnings == ["unknown connector property no.such.thing (ignored)"]
-    loaded.settings()
+    loaded.settings(transform_settings)
 
 
 UNWRAP = "io.debezium.transforms.ExtractNewRecordState"
@@ -165,10 +166,10 @@ def test_a_bad_transform_configuration_is_one_problem_naming_the_property(extra,
 def test_debezium_server_and_connect_spellings_give_the_same_chain() -> None:
     server = load_server_properties({**BASE, "debezium.transforms": "unwrap",
                                      "debezium.transforms.unwrap.type": UNWRAP,
-                                     "debezium.transforms.unwrap.add.fields": "op,table"}).settings()
+                                     "debezium.transforms.unwrap.add.fields": "op,table"}).settings(transform_settings)
     source = load_server_properties({**BASE, "debezium.source.transforms": "unwrap",
                                      "debezium.source.transforms.unwrap.type": UNWRAP,
-                                     "debezium.source.transforms.unwrap.add.fields": "op,table"}).settings()
+                                     "debezium.source.transforms.unwrap.add.fields": "op,table"}).settings(transform_settings)
     assert server.transforms == source.transforms
     (spec,) = server.transforms.transforms
     assert spec.cls == "ExtractNewRecordState" and dict(spec.options)["add.fields"] == "op,table"

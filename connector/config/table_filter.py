@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from connector.config.settings import FilterSettings
+from connector.config.database_settings import FilterSettings
 from schema_history.model import TableId
 
 BUILTIN_DATABASES = frozenset({"mysql", "performance_schema", "sys", "information_schema"})

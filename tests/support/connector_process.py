@@ -1,4 +1,5 @@
-"""`binlog-cdc run CONFIG --status-file PATH` as a child process, watched through its status file.
+"""`binlog-cdc run CONFIG --status-file PATH` as a child process, watched through its status file: the one harness
+the conformance runner, the integration tests and the Docker tests (with the image's environment) start it with.
 
 The status file (atomically replaced, at most every ~100 ms) is
     {"phase": "snapshot|streaming|stopped", "binlog_file": ..., "binlog_pos": <next event to read>,
@@ -10,6 +11,7 @@ import json
 import re
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -25,17 +27,30 @@ def binlog_key(file: str | None, pos: int | None) -> tuple[int, int]:
     return (int(m.group(1)) if m else -1, int(pos or 0))
 
 
+def default_connector_cmd() -> tuple[str, ...]:
+    """The console script installed next to this interpreter (pyproject's `binlog-cdc`), else the one on PATH."""
+    local = Path(sys.executable).parent / "binlog-cdc"
+    return (str(local),) if local.exists() else ("binlog-cdc",)
+
+
 class ConnectorProcess:
-    def __init__(self, cmd: list[str], config: Path, status_file: Path, log_file: Path):
+    def __init__(self, cmd: list[str], config: Path, status_file: Path, log_file: Path, *,
+                 env: dict[str, str] | None = None, cwd: Path | None = None):
         self.cmd = [*cmd, "run", str(config), "--status-file", str(status_file)]
         self.status_file = status_file
         self.log_file = log_file
+        self.env = env  # None: this process's environment
+        self.cwd = cwd
         self._proc: subprocess.Popen | None = None
+        self._log_start = 0
 
     def start(self) -> "ConnectorProcess":
         self.status_file.unlink(missing_ok=True)
+        # Several runs may append to one log: run_log() is this run's part.
+        self._log_start = self.log_file.stat().st_size if self.log_file.exists() else 0
         with open(self.log_file, "ab") as log:
             self._proc = subprocess.Popen(self.cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                          env=self.env, cwd=self.cwd,
                                           start_new_session=True)
         return self
 
@@ -55,21 +70,38 @@ class ConnectorProcess:
         except OSError:
             return "(no log)"
 
+    def run_log(self) -> str:
+        """Everything this run logged (not a fixed number of last lines: a loaded machine logs more retries)."""
+        try:
+            with open(self.log_file, "rb") as log:
+                log.seek(self._log_start)
+                return log.read().decode("utf-8", errors="replace")
+        except OSError:
+            return "(no log)"
+
     def _check_alive(self) -> None:
         if self._proc is None or self._proc.poll() is not None:
             rc = self._proc.returncode if self._proc else None
             raise ConnectorError(f"connector exited early (rc={rc}); last lines of {self.log_file}:\n{self.log_tail()}")
 
-    def wait_streaming(self, timeout: float) -> dict[str, Any]:
-        """Until the snapshot is over and the binlog reader runs (phase == streaming)."""
+    def assert_running(self) -> None:
+        """Fail at once, with the connector's log, if it has exited (instead of waiting out a timeout)."""
+        self._check_alive()
+
+    def wait_phase(self, phase: str, timeout: float) -> dict[str, Any]:
+        """Until the status file says `phase` (snapshot, streaming, stopped)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             self._check_alive()
             st = self.status()
-            if st and st.get("phase") == "streaming":
+            if st and st.get("phase") == phase:
                 return st
             time.sleep(0.1)
-        raise ConnectorError(f"no phase 'streaming' within {timeout:.0f} s; status {self.status()}\n{self.log_tail()}")
+        raise ConnectorError(f"no phase {phase!r} within {timeout:.0f} s; status {self.status()}\n{self.log_tail()}")
+
+    def wait_streaming(self, timeout: float) -> dict[str, Any]:
+        """Until the snapshot is over and the binlog reader runs (phase == streaming)."""
+        return self.wait_phase("streaming", timeout)
 
     def wait_exit(self, timeout: float) -> int | None:
         """Until the connector exits by itself (a snapshot mode without streaming); its exit code."""

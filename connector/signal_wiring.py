@@ -1,5 +1,7 @@
-"""Builds what signals need around the dispatcher when streaming starts: the channels, the incremental snapshot
-(snapshot/incremental/) and the blocking snapshot (snapshot/blocking.py), behind a `SignalingEmitter`."""
+"""Part of the composition root (daemon.py): builds what signals need around the dispatcher when streaming starts:
+the channels, the incremental snapshot (snapshot/incremental/) and the blocking snapshot (snapshot/blocking.py),
+behind a `SignalingEmitter`. It lives beside daemon.py, not in signals/, because it imports snapshot/, which only
+the root may."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from typing import Callable
 import pymysql
 
 from connector.binlog import connection as dbconn
-from connector.binlog.gtid import GtidSet
+from connector.gtids.sets import GtidSet
 from connector.binlog.reader import ConnectionParams
 from connector.config.settings import Settings
 from connector.converters.snapshot_conv import pymysql_conversions
@@ -27,7 +29,9 @@ from snapshot.incremental.context import IncrementalContext
 from snapshot.incremental.source import IncrementalSnapshot
 from snapshot.metrics import SnapshotMetrics
 from snapshot.plan import SnapshotQueries
-from snapshot.remainder import refuse_skip
+from snapshot.incremental.read_only import GtidWatermarks, Watermarks
+from snapshot.incremental.view_position import ViewPositionWatermarks
+from snapshot.remainder import RESUME_CORRELATION_ID, refuse_skip
 from snapshot.scan import DEFAULT_FETCH_SIZE
 
 __all__ = ["external_channels", "signal_emitter"]
@@ -51,19 +55,23 @@ def external_channels(settings: Settings) -> list[SignalChannel]:
 
 def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dispatcher,
                    snapshot_emitter: BlockingEmitter, token: StopSignal, metrics: SnapshotMetrics,
-                   notifier: Notifier | None = None) -> Callable[[StreamingState, ChangeEmitter], ChangeEmitter] | None:
-    """Signals around the dispatcher, when a signal table or a kafka/file channel is configured."""
+                   notifier: Notifier | None = None, *, is_mariadb: bool = False,
+                   ) -> Callable[[StreamingState, ChangeEmitter], ChangeEmitter]:
+    """Signals around the dispatcher, when a signal table or a kafka/file channel is configured, or when the
+    stored offset holds the rest of an interrupted initial snapshot (snapshot/remainder.py); otherwise streaming
+    keeps the dispatcher as it is."""
     sig = settings.signals
-    if not sig.channels or (sig.data_collection is None and not sig.external):
-        return None
+    signals_on = bool(sig.channels) and (sig.data_collection is not None or sig.external)
     signal_table = TableId.parse_identifier(sig.data_collection) if sig.data_collection else None
     conv = pymysql_conversions()
 
     def connect_signal_db() -> pymysql.connections.Connection:
-        # In the signal table's database, as Debezium's connection is after its snapshot's `USE`: MySQL logs
-        # the session's database in each watermark transaction's BEGIN, so binlog positions match Debezium's.
+        # In the database Debezium's connection is in: it writes watermarks on the connection its snapshot ran on,
+        # after the snapshot's last `USE` (the last database read, not the signal table's), with none if no
+        # snapshot ran. MySQL logs the session's database in each watermark transaction's BEGIN, so every later
+        # binlog position depends on it (issue 24: 5 bytes per watermark with two databases). Names are qualified.
         assert signal_table is not None
-        return dbconn.connect(params, signal_table.database, autocommit=False, conv=conv,
+        return dbconn.connect(params, dispatcher.snapshot_session_database, autocommit=False, conv=conv,
                               init_command="SET time_zone='+00:00'")
 
     def connect_snapshot() -> pymysql.connections.Connection:
@@ -76,15 +84,28 @@ def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dis
 
     def wrap(state: StreamingState, inner: ChangeEmitter) -> ChangeEmitter:
         engine: IncrementalSnapshot | None = None
+        slot = next((p for p in state.parts if isinstance(p, IncrementalSnapshotSlot)), None)
+        context = IncrementalContext.load(dict(slot.values)) if slot is not None else None
+        remainder = context is not None and context.running and context.correlation_id == RESUME_CORRELATION_ID
+        if not signals_on and not remainder:
+            return inner
         snapshots: SnapshotActions = NoIncrementalSnapshots(
             "incremental snapshots write watermarks to the signal table: set signal.data.collection")
-        if sig.read_only and not isinstance(state.current_gtids, GtidSet):
+        marks = _no_write_watermarks(state, is_mariadb)
+        if remainder and (signal_table is None or sig.read_only) and marks is not None:
+            # The rest of an interrupted initial snapshot, with no signal table to write to: watermarks read
+            # from the server's own state (snapshot/incremental/read_only.py); nothing is written.
+            engine = IncrementalSnapshot(connect_snapshot, signal_table, dispatcher.schema, dispatcher,
+                                         sig.chunk_size, context, watermarks=marks, metrics=metrics,
+                                         on_skip=refuse_skip,
+                                         progress=IncrementalNotifications(notifier)
+                                         if notifier is not None and notifier.enabled else None)
+            snapshots = engine
+        elif sig.read_only and not isinstance(state.current_gtids, GtidSet):
             # Debezium's read-only watermarks are executed GTID sets: MySQL with gtid_mode=ON only
             snapshots = NoIncrementalSnapshots("read.only=true: incremental snapshots use GTID watermarks, which "
                                                "need MySQL with gtid_mode=ON; nothing is written to this server")
         elif signal_table is not None:
-            slot = next((p for p in state.parts if isinstance(p, IncrementalSnapshotSlot)), None)
-            context = IncrementalContext.load(dict(slot.values)) if slot is not None else None
             engine = IncrementalSnapshot(connect_signal_db, signal_table, dispatcher.schema, dispatcher,
                                          sig.chunk_size, context, read_only=sig.read_only, metrics=metrics,
                                          on_skip=refuse_skip,
@@ -105,9 +126,18 @@ def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dis
         if engine is not None:
             engine.connect()  # at start, as Debezium's connection (thread ids come in the same order)
             if engine.context.running:
-                # As Debezium's init: a snapshot the stored offset says is running continues with its next chunk.
                 log.info("incremental snapshot in progress: reading its next chunk")
-                engine.read_chunk()
+                engine.continue_running()
         return emitter
 
     return wrap
+
+
+def _no_write_watermarks(state: StreamingState, is_mariadb: bool) -> Watermarks | None:
+    """Watermarks that write nothing on this server: executed GTID sets on MySQL with GTIDs, the chunk view's
+    binlog position on MariaDB; None on MySQL without GTIDs (the interrupted snapshot then starts over)."""
+    if is_mariadb:
+        return ViewPositionWatermarks()
+    if isinstance(state.current_gtids, GtidSet):
+        return GtidWatermarks()
+    return None

@@ -1,0 +1,75 @@
+"""The fused row path (connector/dispatch/fused_rows.py) sends what the general path sends, byte for byte, with the
+same offsets; rows it cannot take (a key change, a value a converter refuses, projected or masked value images)
+go to the general path. The conformance goldens check the same on every streamed row (BINLOG_CDC_FUSED_ROWS=check)."""
+
+from __future__ import annotations
+
+import datetime
+from decimal import Decimal
+from typing import Any
+
+import pytest
+
+from connector.config.modes import Operation
+from connector.dispatch.dispatcher import FusedRowsMode
+from connector.errors import RowValueError
+from connector.streaming.handler import RowChange
+from schema_history.model import TableId
+from tests.unit.dispatch.test_dispatcher import Positions, _dispatcher, _offset, _source
+
+T = TableId("inventory", "customers")
+DDL = ("CREATE TABLE customers (id INT PRIMARY KEY, name VARCHAR(20) NOT NULL, amount DECIMAL(12,2), score DOUBLE, "
+       "created DATETIME(6) NOT NULL, payload BLOB)")
+ROW = [1, "Anne \"the\" 🐍", Decimal("12.50"), 0.1, datetime.datetime(2024, 1, 2, 3, 4, 5, 6), b"\x00\xff"]
+CHANGES: list[tuple[Operation, list[Any] | None, list[Any] | None]] = [
+    (Operation.CREATE, None, ROW),
+    (Operation.CREATE, None, [2, "b", None, None, datetime.datetime(2024, 1, 1), None]),
+    (Operation.UPDATE, ROW, [1, "c", Decimal("-1.00"), 1e300, ROW[4], b""]),
+    (Operation.UPDATE, ROW, [3, "key changed", None, None, ROW[4], None]),  # general path: d, tombstone, c
+    (Operation.DELETE, ROW, None),
+]
+
+
+def _run(mode: FusedRowsMode, changes: list[tuple[Operation, Any, Any]], **props: str) -> tuple[list, Any, int]:
+    """Each change as a rows event of its own, the way the streaming handler emits it; (sent, committable, fused)."""
+    import os
+
+    os.environ["BINLOG_CDC_FUSED_ROWS"] = mode.value
+    try:
+        dispatcher, sink, tracker = _dispatcher(**props)
+    finally:
+        del os.environ["BINLOG_CDC_FUSED_ROWS"]
+    dispatcher.ddl(DDL, "inventory", _source(100), _offset(100))
+    positions = Positions(_offset(200))
+    fused = 0
+    for n, (op, before, after) in enumerate(changes):
+        source = _source(210 + n)
+        emit = dispatcher.fused_rows(T, op, source)
+        if emit is not None and emit.row(before, after, 0, positions):
+            fused += 1
+            emit.flush()
+        else:
+            dispatcher.row_change(RowChange(T, op, before, after), source.at_row(0), positions)
+    sink.ack_all()
+    # the schema change record aside; header values hold the dispatcher's own uuid (extended headers)
+    sent = [(r.topic, r.key, r.value, r.partition, [name for name, _ in r.headers]) for r in sink.sent[1:]]
+    return sent, tracker.committable(), fused
+
+
+@pytest.mark.parametrize("props", [{}, {"provide_transaction_metadata": "true"}, {"tombstones_on_delete": "false"},
+                                   {"decimal_handling_mode": "double"}, {"time_precision_mode": "connect"}])
+def test_the_fused_path_sends_the_general_paths_records_and_offsets(props: dict[str, str]) -> None:
+    general = _run(FusedRowsMode.OFF, CHANGES, **props)
+    fused = _run(FusedRowsMode.CHECK, CHANGES, **props)
+    assert general[2] == 0 and fused[2] == 4  # every change but the key change
+    assert fused[:2] == general[:2]
+
+
+def test_column_filters_keep_the_general_path() -> None:
+    sent, _, fused = _run(FusedRowsMode.ON, CHANGES[:1], column_exclude_list="inventory.customers.payload")
+    assert fused == 0 and b'"field":"payload"' not in sent[-1][2]
+
+
+def test_a_value_the_converter_refuses_is_replayed_on_the_general_path_which_names_the_column() -> None:
+    with pytest.raises(RowValueError, match="score"):
+        _run(FusedRowsMode.ON, [(Operation.CREATE, None, [1, "a", None, "not a double", ROW[4], None])])
