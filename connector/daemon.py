@@ -411,15 +411,15 @@ class InitialSnapshotSource:
 
     def skipped(self) -> None:
         self._metrics.snapshot_skipped()
+        notifications = self._initial_notifications()
+        if notifications is not None:
+            notifications.skipped()
 
     def _ghost_sweep(self, wanted: bool) -> GhostSweep | None:
         read = self._read_topic
         if not wanted or read is None:
             return None
         return GhostSweep(lambda topic: live_keys(read(topic)))
-        notifications = self._initial_notifications()
-        if notifications is not None:
-            notifications.skipped()
 
     def _initial_notifications(self) -> InitialNotifications | None:
         if self._notifier is None or not self._notifier.enabled:
