@@ -1,6 +1,9 @@
 """A table created while the initial snapshot reads data is not part of the snapshot (its CREATE comes after
 the snapshot's binlog position): its rows arrive from streaming as op=c, its CREATE TABLE is recorded once,
-by streaming; `snapshot.delay.ms` holds the snapshot back."""
+by streaming; `snapshot.delay.ms` holds the snapshot back.
+
+The snapshot of `big` is held open for a known time by its own SELECT (`snapshot.select.statement.overrides` with a
+SLEEP per row), so the table is created while the snapshot reads, on a fast machine or a loaded one."""
 from __future__ import annotations
 
 import json
@@ -13,19 +16,19 @@ import pytest
 from tests.support.connector_process import ConnectorProcess
 from tests.support.connector_process import default_connector_cmd
 from tests.support.waiting import wait_until
-from tests.support.connector_config import write_connector_config
+from tests.conformance.config import write_properties
+from tests.support.connector_config import connector_properties
 from tests.support.kafka_dump import consume_all
 
 pytestmark = pytest.mark.timeout(300)
 
-BIG_ROWS = 1 << 18  # ~262k narrow rows: several seconds of snapshot on any machine
+BIG_ROWS = 10
+SLEEP_PER_ROW_S = 1.5  # the snapshot reads `big` for ~15 s: the window in which `late` is created
 
 
 def _load_big(server, database: str) -> None:
     server.run_sql("CREATE TABLE big (id INT AUTO_INCREMENT PRIMARY KEY, v INT NOT NULL);"
-                   "INSERT INTO big (v) VALUES (1);", database=database)
-    while int(server.query("SELECT COUNT(*) FROM big", database=database)[0][0]) < BIG_ROWS:
-        server.run_sql("INSERT INTO big (v) SELECT v + 1 FROM big;", database=database)
+                   + "".join(f"INSERT INTO big (v) VALUES ({v});" for v in range(BIG_ROWS)), database=database)
 
 
 def _ops(records, topic: str) -> list[str]:
@@ -39,8 +42,12 @@ def test_table_created_during_snapshot_is_streamed_not_snapshotted(mariadb, brok
     prefix = f"late{uuid.uuid4().hex[:8]}"
     big_topic, late_topic = f"{prefix}.{database}.big", f"{prefix}.{database}.late"
     broker.create_topics([big_topic, late_topic, prefix])
-    config = write_connector_config(tmp_path, mariadb, broker, database, prefix,
-                                    snapshot_delay_ms="1500", snapshot_fetch_size="1000")
+    props = connector_properties(tmp_path, mariadb, broker, database, prefix, snapshot_delay_ms="1500")
+    overrides = "debezium.source.snapshot.select.statement.overrides"
+    props[overrides] = f"{database}.big"
+    props[f"{overrides}.{database}.big"] = f"SELECT * FROM `{database}`.`big` WHERE SLEEP({SLEEP_PER_ROW_S}) = 0"
+    config = tmp_path / "application.properties"
+    write_properties(config, props)
     log_path = tmp_path / "connector.log"
 
     started = time.monotonic()
