@@ -4,8 +4,8 @@ Format (Connect's `KafkaOffsetBackingStore`): a compacted topic, Connect's defau
 key is the partition key `["<connector>",{"server":"<prefix>"}]` and its value the offset JSON, both
 schemaless JsonConverter bytes; a null value deletes. Records go to the partition the Java producer picks
 (murmur2 of the key), so all writes of one key, ours and Connect's, stay in one partition and in order.
-Reading back: consume every partition from the beginning to its end (partition EOF; ListOffsets is not
-trusted, see infra.md) and keep the last value of our key.
+Reading back: every partition from the beginning to its end (connector/kafka/topic_reader.py) and keep the
+last value of our key.
 
 Writes go through the connector's `KafkaWriter`, so they share its producer (and, in exactly-once mode,
 its transaction) and the data records' ordering guarantees.
@@ -18,8 +18,6 @@ import threading
 import time
 from typing import Any, Callable, Mapping
 
-from confluent_kafka import Consumer, KafkaError, TopicPartition
-
 from connector.kafka.writer import (
     KafkaWriter,
     OutRecord,
@@ -28,6 +26,7 @@ from connector.kafka.writer import (
     java_default_partition,
 )
 from connector.errors import OffsetFlushTimeout, OffsetStoreUnusable, Where
+from connector.kafka.topic_reader import read_to_end
 from connector.offsets.store import (
     parse_offset,
     render_offset,
@@ -93,45 +92,18 @@ class KafkaOffsetStore:
         return description.partitions
 
     def load(self) -> dict[str, Any] | None:
-        partitions = self._ensure_topic()
-        consumer = Consumer({
-            **connection_config(self._writer.config),
-            "group.id": f"binlog-cdc-offsets-reader-{self._topic}",
-            "enable.auto.commit": "false",
-            "enable.partition.eof": "true",
-            "auto.offset.reset": "earliest",
-            "isolation.level": "read_committed",
-            # A one-off read at startup: do not let the broker hold empty fetches for the default 500 ms.
-            "fetch.wait.max.ms": "10",
-            **self._consumer_overrides,
-        })
+        config = {**connection_config(self._writer.config), "group.id": f"binlog-cdc-offsets-reader-{self._topic}",
+                  **self._consumer_overrides}
         latest: bytes | None = None
         found_in: set[int] = set()
-        try:
-            # Offset 0 rather than OFFSET_BEGINNING saves a ListOffsets round trip per partition; a log that
-            # no longer starts at 0 is out of range and auto.offset.reset=earliest moves to its start.
-            consumer.assign([TopicPartition(self._topic, p, 0) for p in range(partitions)])
-            at_end: set[int] = set()
-            deadline = self._clock() + self._load_timeout_s
-            while len(at_end) < partitions:
-                if self._clock() > deadline:
-                    raise OffsetStoreUnusable(
-                        f"reading the offsets topic did not reach the end of partitions "
-                        f"{sorted(set(range(partitions)) - at_end)} within {self._load_timeout_s:g} s",
-                        where=Where(topic=self._topic), fix="check that the brokers of the offsets topic are up")
-                for msg in consumer.consume(num_messages=500, timeout=0.05):
-                    err = msg.error()
-                    if err is not None:
-                        if err.code() == KafkaError._PARTITION_EOF:
-                            at_end.add(msg.partition())
-                            continue
-                        raise OffsetStoreUnusable(f"reading the offsets topic failed: {err}",
-                                                  where=Where(topic=self._topic))
-                    if same_partition_key(msg.key(), self._key):
-                        latest = msg.value()
-                        found_in.add(msg.partition())
-        finally:
-            consumer.close()
+        for partition, key, value in read_to_end(
+                config, self._topic, partitions=self._ensure_topic(), timeout_s=self._load_timeout_s,
+                clock=self._clock, failed=lambda reason: OffsetStoreUnusable(
+                    f"reading the offsets topic {reason}", where=Where(topic=self._topic),
+                    fix="check that the brokers of the offsets topic are up")):
+            if same_partition_key(key, self._key):
+                latest = value
+                found_in.add(partition)
         if len(found_in) > 1:
             logger.warning("Offsets for %s found in partitions %s of %s; using the last one read",
                            self._key.decode(errors="replace"), sorted(found_in), self._topic)
