@@ -242,7 +242,9 @@ class Daemon:
                                   snapshots, streaming, self.token, resume_enabled=s.snapshot.resume_enabled,
                                   remainder=snapshot_remainder(s, info, schema, table_filter),
                                   after_snapshot=self._flush_and_commit,
-                                  new_tables=new_table_snapshot(s, info, schema, table_filter))
+                                  new_tables=new_table_snapshot(s, info, schema, table_filter),
+                                  streaming_delay_ms=s.snapshot.streaming_delay_ms,
+                                  on_streaming_delay=self._streaming_delayed)
         try:
             coordinator.run()
             return 0
@@ -269,11 +271,16 @@ class Daemon:
         c = dispatcher.counters
         schema = dispatcher.schema
         collector = StreamingCollector(s.topics.prefix, self.stats, lambda: c.data_events, lambda: c.records_sent,
-                                       lambda: c.records_acked, lambda: getattr(schema, "ddl_fallbacks", 0))
+                                       lambda: c.records_acked, lambda: getattr(schema, "ddl_fallbacks", 0),
+                                       tags=s.metric_tags)
         return MetricsServer(s.metrics_host, s.metrics_port, build_registry(collector), self.stats).start()
 
     def _snapshot_started(self) -> None:
         self.phase = "snapshot"
+        self._write_status(force=True)
+
+    def _streaming_delayed(self) -> None:
+        self.phase = "streaming_delay"
         self._write_status(force=True)
 
     def _reader_open(self, reader: EventReader | None) -> None:

@@ -61,10 +61,12 @@ class Settings:
     errors_max_retries: int = prop("errors.max.retries")
     message_key_columns: str | None = prop("message.key.columns")
     gtid_source: GtidSourceSettings = field(default_factory=GtidSourceSettings)
+    gtid_ignore_on_recovery: bool = prop("gtid.ignore.on.recovery")
     # connector.class: with Debezium's MariaDbConnector, offsets carry MariaDB GTID positions
     connector_class: str = prop("connector.class", empty=BY_NAME["connector.class"].default)
     metrics_port: int = prop("metrics.port")
     metrics_host: str = prop("metrics.host")
+    metric_tags: tuple[tuple[str, str], ...] = prop("custom.metric.tags", empty=())
     purge_check_interval_ms: int = prop("binlog.purge.check.interval.ms")
     # encode.workers: processes rendering change events (connector/dispatch/encode_pool.py); 0: none
     encode_workers: int = prop("encode.workers")

@@ -170,3 +170,17 @@ def test_unreadable_file(tmp_path):
 ])
 def test_java_properties_syntax(text, expected):
     assert parse_java_properties(text) == expected
+
+
+def test_issue_24_start_options(tmp_path):
+    text = SERVER + ("debezium.source.custom.metric.tags=env=prod, team=cdc, env=test\n"
+                     "debezium.source.binlog.net.read.timeout=30\ndebezium.source.streaming.delay.ms=500\n"
+                     "debezium.source.gtid.ignore.on.recovery=true\n")
+    s = load_config(write(tmp_path, text), environ={}).settings(transform_settings)
+    assert s.metric_tags == (("env", "test"), ("team", "cdc"))  # in order, the last value of a repeated key
+    assert s.database.binlog_session_statement() == "SET SESSION net_read_timeout=30"
+    assert s.snapshot.streaming_delay_ms == 500 and s.gtid_ignore_on_recovery
+    bad = SERVER + "debezium.source.custom.metric.tags=env,a-b=1\ndebezium.source.binlog.net.write.timeout=-1\n"
+    with pytest.raises(ConfigError) as err:
+        load_config(write(tmp_path, bad), environ={}).settings(transform_settings)
+    assert "'env' is not a key=value pair" in str(err.value) and "must be zero or positive" in str(err.value)
