@@ -48,6 +48,7 @@ from connector.offsets.tracker import OffsetTracker
 from connector.offsets.transactional import TransactionalCommitter
 from connector.ops.metrics import MetricsServer, StreamingCollector, StreamingStats, build_registry
 from connector.ops.status import StatusFile
+from connector.schema.guardrail import check_guardrail
 from connector.schema.live import LiveSchema
 from connector.schema.tracker import build_schema_tracker
 from connector.shutdown import ShutdownToken
@@ -198,6 +199,7 @@ class Daemon:
         offsets = make_offset_store(s, writer)
         stored = offsets.load()
         table_filter = TableFilter(s.filters)
+        check_guardrail(ctl, s, table_filter)  # before any history or snapshot work, as Debezium's task start
         schema = build_schema_tracker(s, table_filter)
         live = LiveSchema(lambda: dbconn.connect(params))
         schema.attach_live(live)  # SHOW CREATE TABLE fallback for unparseable table DDL

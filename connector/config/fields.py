@@ -308,7 +308,10 @@ FIELDS: tuple[Field, ...] = (
     F("notification.enabled.channels", None, as_list, "Notification channels: log, sink (jmx is refused by name)."),
     F("notification.sink.topic.name", None, as_str, "The sink channel's topic (required with that channel)."),
     F("statistics.metrics.enabled", "true", as_bool, "Collect metrics."),
-    F("guardrail.collections.max", "0", as_int, "Maximum captured tables; 0 unlimited."),
+    F("guardrail.collections.max", "0", as_non_negative_int, "At start, the most tables the connector may capture "
+      "(with store.only.captured.tables.ddl=false, the most tables whose schema it records); 0 disables the check."),
+    F("guardrail.collections.limit.action", "warn", E(modes.GuardrailCollectionsLimitAction), "Past "
+      "guardrail.collections.max: warn (log and go on) or fail (stop the start)."),
 )
 
 BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}

@@ -56,6 +56,11 @@ class SnapshotLockingMode(DebeziumEnum):
     CUSTOM = "custom"
 
 
+class GuardrailCollectionsLimitAction(DebeziumEnum):
+    WARN = "warn"
+    FAIL = "fail"
+
+
 class SnapshotQueryMode(DebeziumEnum):
     SELECT_ALL = "select_all"
     CUSTOM = "custom"

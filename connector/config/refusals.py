@@ -51,9 +51,6 @@ REFUSALS: tuple[Refusal, ...] = (
             "transforms (RegexRouter) instead", ("io.debezium.schema.defaulttopicnamingstrategy",)),
     Refusal(r"source\.struct\.version", "only source.struct.version=v2 exists in Debezium 3; remove it", ("v2",)),
     Refusal(r"tasks\.max", "a MySQL connector has exactly one task; set tasks.max=1", ("1",)),
-    Refusal(r"guardrail\.collections\.max", "the captured-tables guardrail is not implemented; remove it", ("0",)),
-    Refusal(r"guardrail\.collections\.limit\.action", "the captured-tables guardrail is not implemented; remove it",
-            ("warn",)),
     Refusal(r"snapshot\.locking\.mode\.custom\.name", "custom snapshot locks are Java classes a Python connector "
             "cannot load; use snapshot.locking.mode=minimal, extended or none"),
     Refusal(r"errors\.tolerance", "Connect error tolerance is not implemented (every failure stops the "

@@ -62,6 +62,8 @@ class Settings:
     message_key_columns: str | None = prop("message.key.columns")
     gtid_source: GtidSourceSettings = field(default_factory=GtidSourceSettings)
     gtid_ignore_on_recovery: bool = prop("gtid.ignore.on.recovery")
+    guardrail_max: int = prop("guardrail.collections.max")
+    guardrail_action: modes.GuardrailCollectionsLimitAction = prop("guardrail.collections.limit.action")
     # connector.class: with Debezium's MariaDbConnector, offsets carry MariaDB GTID positions
     connector_class: str = prop("connector.class", empty=BY_NAME["connector.class"].default)
     metrics_port: int = prop("metrics.port")
