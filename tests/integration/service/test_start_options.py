@@ -6,8 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.service.support import (connector_config, metric, metrics_port, new_prefix, scrape,
-                                               start_connector)
+from tests.integration.service.support import (
+    connector_config,
+    metric,
+    metrics_port,
+    new_prefix,
+    scrape,
+    start_connector,
+)
 from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.timeout(180)
