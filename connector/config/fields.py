@@ -256,6 +256,12 @@ FIELDS: tuple[Field, ...] = (
     F("event.processing.failure.handling.mode", "fail", E(modes.EventProcessingFailureHandlingMode), "What to do when an event cannot be processed."),
     F("inconsistent.schema.handling.mode", "fail", E(modes.InconsistentSchemaHandlingMode), "What to do when a row event does not match the known schema."),
     F("errors.max.retries", "-1", as_int, "Retries of retriable errors; -1 unlimited."),
+    F("errors.tolerance", "none", E(modes.ErrorTolerance), "Kafka Connect's: none stops the connector on a record a "
+      "transform or converter refuses; all skips that record (its offset still commits)."),
+    F("errors.log.enable", "false", as_bool, "With errors.tolerance=all, log each skipped record's failure (Connect's "
+      "LogReporter)."),
+    F("errors.log.include.messages", "false", as_bool, "With errors.log.enable, include the skipped record in "
+      "the log line."),
     F("max.batch.size", "2048", as_int, "Events per batch."),
     F("max.queue.size", "8192", as_int, "Events queued between reader and writer."),
     F("max.queue.size.in.bytes", "0", as_int, "Bytes queued; 0 unlimited."),

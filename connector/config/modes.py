@@ -56,6 +56,13 @@ class SnapshotLockingMode(DebeziumEnum):
     CUSTOM = "custom"
 
 
+class ErrorTolerance(DebeziumEnum):
+    """Kafka Connect's `errors.tolerance`."""
+
+    NONE = "none"
+    ALL = "all"
+
+
 class GuardrailCollectionsLimitAction(DebeziumEnum):
     WARN = "warn"
     FAIL = "fail"

@@ -53,10 +53,11 @@ REFUSALS: tuple[Refusal, ...] = (
     Refusal(r"tasks\.max", "a MySQL connector has exactly one task; set tasks.max=1", ("1",)),
     Refusal(r"snapshot\.locking\.mode\.custom\.name", "custom snapshot locks are Java classes a Python connector "
             "cannot load; use snapshot.locking.mode=minimal, extended or none"),
-    Refusal(r"errors\.tolerance", "Connect error tolerance is not implemented (every failure stops the "
-            "connector); remove it", ("none",)),
-    Refusal(r"errors\.(deadletterqueue|log)\..+", "Connect dead-letter queues and error logging are not "
-            "implemented; remove it", ("false",)),
+    # errors.tolerance, errors.log.enable and errors.log.include.messages are implemented (dispatch/encoder.py)
+    Refusal(r"errors\.deadletterqueue\..+", "a dead-letter queue is a Kafka Connect setting of sink connectors only "
+            "(Connect has none for a source connector such as Debezium's MySQL connector, and Debezium Server none "
+            "at all): with errors.tolerance=all a refused record is skipped, and logged with errors.log.enable=true; "
+            "remove it", ("false",)),
     Refusal(r"header\.converter(\..+)?", "Kafka Connect JSON: headers are written by SimpleHeaderConverter; "
             "remove it (Debezium Server properties: debezium.format.header=json)",
             ("org.apache.kafka.connect.storage.simpleheaderconverter",)),
