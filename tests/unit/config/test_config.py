@@ -184,3 +184,9 @@ def test_issue_24_start_options(tmp_path):
     with pytest.raises(ConfigError) as err:
         load_config(write(tmp_path, bad), environ={}).settings(transform_settings)
     assert "'env' is not a key=value pair" in str(err.value) and "must be zero or positive" in str(err.value)
+
+
+def test_minimal_at_least_once_is_refused_as_debezium_3_6_3_refuses_it(tmp_path):
+    text = SERVER + "debezium.source.snapshot.locking.mode=minimal_at_least_once\n"
+    with pytest.raises(ConfigError, match="snapshot.locking.mode='minimal_at_least_once' is not one of: minimal, "):
+        load_config(write(tmp_path, text), environ={}).settings(transform_settings)
