@@ -190,3 +190,11 @@ def test_minimal_at_least_once_is_refused_as_debezium_3_6_3_refuses_it(tmp_path)
     text = SERVER + "debezium.source.snapshot.locking.mode=minimal_at_least_once\n"
     with pytest.raises(ConfigError, match="snapshot.locking.mode='minimal_at_least_once' is not one of: minimal, "):
         load_config(write(tmp_path, text), environ={}).settings(transform_settings)
+
+
+def test_enforce_record_size_is_refused_with_its_reason(tmp_path):
+    text = SERVER + ("debezium.transforms=size\n"
+                     "debezium.transforms.size.type=io.debezium.transforms.EnforceRecordSize\n"
+                     "debezium.transforms.size.max.bytes=1000\n")
+    with pytest.raises(ConfigError, match="source offset entries"):
+        load_config(write(tmp_path, text), environ={}).settings(transform_settings)
