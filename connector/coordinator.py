@@ -92,7 +92,8 @@ class Coordinator:
                  snapshots: SnapshotSource, streaming: StreamingSource, token: StopSignal, *,
                  resume_enabled: bool = True, remainder: SnapshotRemainder | None = None,
                  after_snapshot: Callable[[], None] = lambda: None,
-                 new_tables: NewTableSnapshot | None = None) -> None:
+                 new_tables: NewTableSnapshot | None = None, streaming_delay_ms: int = 0,
+                 on_streaming_delay: Callable[[], None] = lambda: None) -> None:
         self.policy = policy
         self._stored = stored
         self._env = env
@@ -103,6 +104,9 @@ class Coordinator:
         self._remainder = remainder  # None: no watermarks can be written, an interrupted snapshot starts over
         self._after_snapshot = after_snapshot
         self._new_tables = new_tables
+        self._streaming_delay_ms = streaming_delay_ms  # streaming.delay.ms
+        self._on_streaming_delay = on_streaming_delay
+        self._snapshot_taken = False
         self.gate = PauseGate()
         self._side_tasks: list[tuple[threading.Thread, list[BaseException]]] = []
 
@@ -113,9 +117,20 @@ class Coordinator:
         if not self.policy.stream:
             log.info("snapshot.mode=%s: snapshot done, not streaming", self.policy.mode.value)
             return
+        if self._snapshot_taken and self._delay_streaming():
+            return
         if self._token.requested:
             return
         self._streaming.stream(offset, self.gate)
+
+    def _delay_streaming(self) -> bool:
+        """streaming.delay.ms: as Debezium's ChangeEventSourceCoordinator, wait only after a snapshot that was
+        taken (not skipped), and wake on a stop request; True when the stop came first."""
+        if self._streaming_delay_ms <= 0:
+            return False
+        log.info("The connector will wait for %ds before initiating streaming", self._streaming_delay_ms // 1000)
+        self._on_streaming_delay()
+        return self._token.wait(self._streaming_delay_ms / 1000)
 
     def start(self) -> SourceOffset:
         """Carry out the start decision; the offset streaming starts from."""
@@ -160,6 +175,8 @@ class Coordinator:
         if action is Action.STREAM_FROM_OLDEST:
             self._env.reset_history()
             return SourceOffset(file=self._env.oldest_binlog(), pos=4)
+        if action in (Action.SNAPSHOT, Action.RECOVER_SCHEMA):
+            self._snapshot_taken = True
         if action is Action.SNAPSHOT:
             # taken again rather than resumed: the earlier attempts' rows are in the topics (snapshot/ghost_rows.py)
             interrupted = previous is not None and previous.snapshot_in_progress

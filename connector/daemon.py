@@ -48,6 +48,7 @@ from connector.offsets.tracker import OffsetTracker
 from connector.offsets.transactional import TransactionalCommitter
 from connector.ops.metrics import MetricsServer, StreamingCollector, StreamingStats, build_registry
 from connector.ops.status import StatusFile
+from connector.schema.guardrail import check_guardrail
 from connector.schema.live import LiveSchema
 from connector.schema.tracker import build_schema_tracker
 from connector.shutdown import ShutdownToken
@@ -198,6 +199,7 @@ class Daemon:
         offsets = make_offset_store(s, writer)
         stored = offsets.load()
         table_filter = TableFilter(s.filters)
+        check_guardrail(ctl, s, table_filter)  # before any history or snapshot work, as Debezium's task start
         schema = build_schema_tracker(s, table_filter)
         live = LiveSchema(lambda: dbconn.connect(params))
         schema.attach_live(live)  # SHOW CREATE TABLE fallback for unparseable table DDL
@@ -242,7 +244,9 @@ class Daemon:
                                   snapshots, streaming, self.token, resume_enabled=s.snapshot.resume_enabled,
                                   remainder=snapshot_remainder(s, info, schema, table_filter),
                                   after_snapshot=self._flush_and_commit,
-                                  new_tables=new_table_snapshot(s, info, schema, table_filter))
+                                  new_tables=new_table_snapshot(s, info, schema, table_filter),
+                                  streaming_delay_ms=s.snapshot.streaming_delay_ms,
+                                  on_streaming_delay=self._streaming_delayed)
         try:
             coordinator.run()
             return 0
@@ -269,11 +273,16 @@ class Daemon:
         c = dispatcher.counters
         schema = dispatcher.schema
         collector = StreamingCollector(s.topics.prefix, self.stats, lambda: c.data_events, lambda: c.records_sent,
-                                       lambda: c.records_acked, lambda: getattr(schema, "ddl_fallbacks", 0))
+                                       lambda: c.records_acked, lambda: getattr(schema, "ddl_fallbacks", 0),
+                                       tags=s.metric_tags)
         return MetricsServer(s.metrics_host, s.metrics_port, build_registry(collector), self.stats).start()
 
     def _snapshot_started(self) -> None:
         self.phase = "snapshot"
+        self._write_status(force=True)
+
+    def _streaming_delayed(self) -> None:
+        self.phase = "streaming_delay"
         self._write_status(force=True)
 
     def _reader_open(self, reader: EventReader | None) -> None:

@@ -6,6 +6,7 @@ the root may."""
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -13,10 +14,12 @@ import pymysql
 
 from connector.binlog import connection as dbconn
 from connector.gtids.sets import GtidSet
+from connector.binlog.position import SourceOffset
 from connector.binlog.reader import ConnectionParams
 from connector.config.settings import Settings
 from connector.converters.snapshot_conv import pymysql_conversions
 from connector.dispatch.dispatcher import Dispatcher
+from connector.events.kinds import HeartbeatRecord
 from connector.notifications.service import IncrementalNotifications, InitialNotifications, Notifier
 from connector.offsets.parts import IncrementalSnapshotSlot
 from connector.signals.channels import FileChannel, KafkaChannel, SignalChannel, SignalPoller, SignalQueue
@@ -82,6 +85,10 @@ def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dis
     queries = SnapshotQueries((), ss.select_overrides, ss.tables_order_by_row_count,
                               ss.min_row_count_to_stream_results, ss.fetch_size, settings.filters.table_include)
 
+    def heartbeat_with(offset: SourceOffset) -> None:
+        dispatcher.emit(HeartbeatRecord(settings.topics.prefix, time.time_ns() // 1_000_000,
+                                        settings.topics.heartbeat_topic()), offset.to_map())
+
     def wrap(state: StreamingState, inner: ChangeEmitter) -> ChangeEmitter:
         engine: IncrementalSnapshot | None = None
         slot = next((p for p in state.parts if isinstance(p, IncrementalSnapshotSlot)), None)
@@ -122,7 +129,8 @@ def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dis
             poller = SignalPoller(external_channels(settings), queue, token, sig.poll_interval_ms / 1000).start()
         emitter = SignalingEmitter(inner, state, signal_table, snapshots, blocking, external=queue,
                                    source_channel="source" in sig.channels,
-                                   on_close=poller.close if poller is not None else lambda: None)
+                                   on_close=poller.close if poller is not None else lambda: None,
+                                   heartbeat=heartbeat_with)
         if engine is not None:
             engine.connect()  # at start, as Debezium's connection (thread ids come in the same order)
             if engine.context.running:

@@ -181,8 +181,10 @@ class _AnnotatingConnection(pymysql.connections.Connection):
 class BinlogReader:
     def __init__(self, params: ConnectionParams, server_id: int, start: BinlogPosition,
                  heartbeat_interval_s: float = 1.0, auto_position: str | None = None,
-                 annotate_rows: bool = False, is_mariadb: bool = False) -> None:
+                 annotate_rows: bool = False, is_mariadb: bool = False, session_statement: str | None = None) -> None:
         self._params = params
+        # binlog.net.read/write.timeout: a SET run on the connection before it asks for the dump
+        self._session_statement = session_statement
         self._annotate_rows = annotate_rows
         self._server_id = server_id
         self._start = start
@@ -203,6 +205,8 @@ class BinlogReader:
         settings = self._params.pymysql_kwargs()
         # A read timeout well above the heartbeat interval turns a dead server into an error, not a hang.
         settings["read_timeout"] = max(30, int(self._heartbeat_s * 10))
+        if self._session_statement:
+            settings["init_command"] = self._session_statement
         self._stream = BinLogStreamReader(
             connection_settings=settings,
             server_id=self._server_id,

@@ -52,6 +52,17 @@ class DatabaseSettings:
     connect_timeout_ms: int = prop("connect.timeout.ms")
     keep_alive: bool = prop("connect.keep.alive")
     initial_statements: tuple[str, ...] = ()  # database.initial.statements, split at semicolons
+    # the binlog connection's session net_read_timeout / net_write_timeout in seconds; 0 keeps the server's
+    binlog_net_read_timeout_s: int = prop("binlog.net.read.timeout")
+    binlog_net_write_timeout_s: int = prop("binlog.net.write.timeout")
+
+    def binlog_session_statement(self) -> str | None:
+        """The SET the binlog connection runs before its dump (mysql-binlog-connector-java's setNetReadTimeout /
+        setNetWriteTimeout, which Debezium calls when the property is above 0)."""
+        assignments = [f"{name}={value}" for name, value in (("net_read_timeout", self.binlog_net_read_timeout_s),
+                                                             ("net_write_timeout", self.binlog_net_write_timeout_s))
+                       if value > 0]
+        return f"SET SESSION {', '.join(assignments)}" if assignments else None
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,25 @@ def as_operations(prop: str, text: str) -> frozenset[str]:
     return frozenset(items)
 
 
+_LABEL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def as_metric_tags(prop: str, text: str) -> tuple[tuple[str, str], ...]:
+    """`custom.metric.tags`: `k1=v1,k2=v2`, in order, a repeated key keeping its last value (Debezium's
+    LinkedHashMap). Debezium appends them to its MBean names, which the JMX exporter turns into labels; here they
+    are the labels themselves, so a key must be a Prometheus label name."""
+    tags: dict[str, str] = {}
+    for entry in as_list(prop, text):
+        key, sep, value = (part.strip() for part in entry.partition("="))
+        if not sep or "=" in value or not key:
+            raise ValueError(f"{prop}={text!r}: {entry!r} is not a key=value pair")
+        if not _LABEL_NAME.fullmatch(key) or key.startswith("__"):
+            raise ValueError(f"{prop}={text!r}: the tag key {key!r} is not a valid metric label name "
+                             "(letters, digits and _, not starting with a digit or __)")
+        tags[key] = value
+    return tuple(tags.items())
+
+
 @dataclass(frozen=True)
 class Field:
     name: str
@@ -176,6 +195,8 @@ FIELDS: tuple[Field, ...] = (
     F("metrics.port", "0", as_non_negative_int, "Port of the HTTP endpoint serving Prometheus metrics on /metrics "
       "(Debezium's streaming metric names) and health on /health; 0 disables it."),
     F("metrics.host", "0.0.0.0", as_str, "Address the metrics/health endpoint listens on."),
+    F("custom.metric.tags", None, as_metric_tags, "k1=v1,k2=v2: labels added to every metric after `server` (Debezium "
+      "appends them to its MBean names, which the JMX exporter makes labels); a key `server` replaces its value."),
     F("encode.workers", "0", as_non_negative_int, "Worker processes that decode binlog rows events and render "
       "their change events beside the connector's process (which reads the binlog, tracks offsets and produces), "
       "for machines with cores to spare; records keep binlog order. Not used for rows events with "
@@ -186,7 +207,13 @@ FIELDS: tuple[Field, ...] = (
     F("gtid.source.includes", None, as_regex_list, "GTID source UUIDs to use."),
     F("gtid.source.excludes", None, as_regex_list, "GTID source UUIDs to ignore."),
     F("gtid.source.filter.dml.events", "true", as_bool, "Filter DML of excluded GTID sources."),
-    F("gtid.ignore.on.recovery", "false", as_bool, "Ignore GTIDs in the stored offset."),
+    F("gtid.ignore.on.recovery", "false", as_bool, "Stream from the stored binlog file and position rather than "
+      "its GTID set (the server keeps GTIDs on); as Debezium, streamed records then carry no GTID and offsets no "
+      "gtids."),
+    F("binlog.net.read.timeout", "0", as_non_negative_int, "net_read_timeout (seconds) of the binlog connection's "
+      "session; 0 keeps the server's."),
+    F("binlog.net.write.timeout", "0", as_non_negative_int, "net_write_timeout (seconds) of the binlog "
+      "connection's session; 0 keeps the server's."),
     # --- snapshot
     F("snapshot.mode", "initial", E(modes.SnapshotMode), "When to snapshot."),
     F("snapshot.locking.mode", "minimal", E(modes.SnapshotLockingMode), "How to lock during the snapshot."),
@@ -223,11 +250,18 @@ FIELDS: tuple[Field, ...] = (
       "binlog-cdc: incremental — at a restart, tables the filters match now but did not match in the previous run "
       "are snapshotted incrementally beside streaming (needs signal.data.collection); off — as Debezium, they are "
       "only streamed."),
-    F("streaming.delay.ms", "0", as_non_negative_int, "Delay before streaming starts."),
+    F("streaming.delay.ms", "0", as_non_negative_int, "Wait before streaming starts, after a snapshot that was "
+      "taken (not after a start that streams on from its offset)."),
     # --- failures and queueing
     F("event.processing.failure.handling.mode", "fail", E(modes.EventProcessingFailureHandlingMode), "What to do when an event cannot be processed."),
     F("inconsistent.schema.handling.mode", "fail", E(modes.InconsistentSchemaHandlingMode), "What to do when a row event does not match the known schema."),
     F("errors.max.retries", "-1", as_int, "Retries of retriable errors; -1 unlimited."),
+    F("errors.tolerance", "none", E(modes.ErrorTolerance), "Kafka Connect's: none stops the connector on a record a "
+      "transform or converter refuses; all skips that record (its offset still commits)."),
+    F("errors.log.enable", "false", as_bool, "With errors.tolerance=all, log each skipped record's failure (Connect's "
+      "LogReporter)."),
+    F("errors.log.include.messages", "false", as_bool, "With errors.log.enable, include the skipped record in "
+      "the log line."),
     F("max.batch.size", "2048", as_int, "Events per batch."),
     F("max.queue.size", "8192", as_int, "Events queued between reader and writer."),
     F("max.queue.size.in.bytes", "0", as_int, "Bytes queued; 0 unlimited."),
@@ -280,7 +314,10 @@ FIELDS: tuple[Field, ...] = (
     F("notification.enabled.channels", None, as_list, "Notification channels: log, sink (jmx is refused by name)."),
     F("notification.sink.topic.name", None, as_str, "The sink channel's topic (required with that channel)."),
     F("statistics.metrics.enabled", "true", as_bool, "Collect metrics."),
-    F("guardrail.collections.max", "0", as_int, "Maximum captured tables; 0 unlimited."),
+    F("guardrail.collections.max", "0", as_non_negative_int, "At start, the most tables the connector may capture "
+      "(with store.only.captured.tables.ddl=false, the most tables whose schema it records); 0 disables the check."),
+    F("guardrail.collections.limit.action", "warn", E(modes.GuardrailCollectionsLimitAction), "Past "
+      "guardrail.collections.max: warn (log and go on) or fail (stop the start)."),
 )
 
 BY_NAME: dict[str, Field] = {f.name: f for f in FIELDS}

@@ -48,12 +48,27 @@ class NewTablesMode(DebeziumEnum):
 
 
 class SnapshotLockingMode(DebeziumEnum):
+    # Not minimal_at_least_once: Debezium 3.6.3's MySQL connector refuses it ("Value must be one of minimal,
+    # minimal_percona, custom, none, minimal_percona_no_table_locks, extended"; the reference harness, issue 24),
+    # its MariaDB connector too; the value exists only in the shared binlog module's enum.
     MINIMAL = "minimal"
     MINIMAL_PERCONA = "minimal_percona"
     MINIMAL_PERCONA_NO_TABLE_LOCKS = "minimal_percona_no_table_locks"
     EXTENDED = "extended"
     NONE = "none"
     CUSTOM = "custom"
+
+
+class ErrorTolerance(DebeziumEnum):
+    """Kafka Connect's `errors.tolerance`."""
+
+    NONE = "none"
+    ALL = "all"
+
+
+class GuardrailCollectionsLimitAction(DebeziumEnum):
+    WARN = "warn"
+    FAIL = "fail"
 
 
 class SnapshotQueryMode(DebeziumEnum):

@@ -38,8 +38,6 @@ REFUSALS: tuple[Refusal, ...] = (
     # signal.* (source, kafka and file channels), incremental.snapshot.chunk.size and .watermarking.strategy and
     # read.only are implemented (connector/signals); the channels and strategies they refuse are refused there
     Refusal(r"incremental\.snapshot\.allow\.schema\.changes", _SIGNALS, ("false",)),
-    Refusal(r"custom\.metric\.tags", "JMX MBean tags are not implemented (metrics are Prometheus, metrics.port); "
-            "remove it"),
     Refusal(r"custom\.sanitize\.pattern", "binlog-cdc masks *password*, *secret* and registry credentials in its "
             "logs with a fixed rule; remove it"),
     Refusal(r"database\.jdbc\.driver", "binlog-cdc does not use JDBC; remove it",
@@ -48,25 +46,18 @@ REFUSALS: tuple[Refusal, ...] = (
     Refusal(r"ddl\.parser\.type", "binlog-cdc has its own DDL parser; remove it", ("default", "antlr")),
     Refusal(r"event\.converting\.failure\.handling\.mode", "only Debezium's default (warn) exists here; remove it",
             ("warn",)),
-    Refusal(r"binlog\.net\.(read|write)\.timeout", "server-side binlog net timeouts are not set by binlog-cdc; "
-            "remove it (or set net_read_timeout/net_write_timeout on the server)", ("0",)),
     Refusal(r"use\.nongraceful\.disconnect", "SO_LINGER disconnects are not implemented; remove it", ("false",)),
-    Refusal(r"gtid\.ignore\.on\.recovery", "ignoring stored GTIDs on recovery is not implemented; remove it",
-            ("false",)),
-    Refusal(r"streaming\.delay\.ms", "a delay before streaming is not implemented; remove it", ("0",)),
     Refusal(r"topic\.naming\.strategy", "only Debezium's default topic naming is implemented; route topics with "
             "transforms (RegexRouter) instead", ("io.debezium.schema.defaulttopicnamingstrategy",)),
     Refusal(r"source\.struct\.version", "only source.struct.version=v2 exists in Debezium 3; remove it", ("v2",)),
     Refusal(r"tasks\.max", "a MySQL connector has exactly one task; set tasks.max=1", ("1",)),
-    Refusal(r"guardrail\.collections\.max", "the captured-tables guardrail is not implemented; remove it", ("0",)),
-    Refusal(r"guardrail\.collections\.limit\.action", "the captured-tables guardrail is not implemented; remove it",
-            ("warn",)),
     Refusal(r"snapshot\.locking\.mode\.custom\.name", "custom snapshot locks are Java classes a Python connector "
             "cannot load; use snapshot.locking.mode=minimal, extended or none"),
-    Refusal(r"errors\.tolerance", "Connect error tolerance is not implemented (every failure stops the "
-            "connector); remove it", ("none",)),
-    Refusal(r"errors\.(deadletterqueue|log)\..+", "Connect dead-letter queues and error logging are not "
-            "implemented; remove it", ("false",)),
+    # errors.tolerance, errors.log.enable and errors.log.include.messages are implemented (dispatch/encoder.py)
+    Refusal(r"errors\.deadletterqueue\..+", "a dead-letter queue is a Kafka Connect setting of sink connectors only "
+            "(Connect has none for a source connector such as Debezium's MySQL connector, and Debezium Server none "
+            "at all): with errors.tolerance=all a refused record is skipped, and logged with errors.log.enable=true; "
+            "remove it", ("false",)),
     Refusal(r"header\.converter(\..+)?", "Kafka Connect JSON: headers are written by SimpleHeaderConverter; "
             "remove it (Debezium Server properties: debezium.format.header=json)",
             ("org.apache.kafka.connect.storage.simpleheaderconverter",)),

@@ -32,6 +32,7 @@ class SnapshotSettings:
     # db.table -> SELECT, for the tables listed in snapshot.select.statement.overrides
     select_overrides: dict[str, str] = field(default_factory=dict)
     delay_ms: int = prop("snapshot.delay.ms")
+    streaming_delay_ms: int = prop("streaming.delay.ms")  # after a snapshot that was taken, before streaming
     max_threads: int = prop("snapshot.max.threads")
     tables_order_by_row_count: str = prop("snapshot.tables.order.by.row.count")  # lower case, stripped
     resume_enabled: bool = prop("snapshot.resume.enabled")

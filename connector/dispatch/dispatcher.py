@@ -17,10 +17,11 @@ from enum import Enum
 from typing import Any, Callable, Sequence
 
 from connector.binlog.position import SourceOffset, TransactionState
+from connector.config import modes
 from connector.config.modes import Operation
 from connector.config.settings import Settings
 from connector.dispatch.encode_pool import EncodePool
-from connector.dispatch.encoder import RecordEncoder, Transforms
+from connector.dispatch.encoder import ErrorTolerance, RecordEncoder, Transforms
 from connector.config.table_filter import TableFilter
 from connector.dispatch.fused_rows import EventRows, FusedRows, RowCheck
 from connector.dispatch.schema_changes import SchemaChanges, SchemaTracker, truncated_table
@@ -71,8 +72,10 @@ def run_encoder(settings: Settings, serializer: RecordSerializer | None = None,
         value_registry_url=kafka.value_schema_registry_url, key_schemas_enable=kafka.key_schemas_enable,
         value_schemas_enable=kafka.value_schemas_enable, key_access=kafka.key_registry_access,
         value_access=kafka.value_registry_access, value_cloudevents_extensions=kafka.value_cloudevents_extensions)
+    tolerance = (ErrorTolerance(settings.errors_log_enable, settings.errors_log_include_messages)
+                 if settings.errors_tolerance is modes.ErrorTolerance.ALL else None)
     return RecordEncoder(converters, key_schemas_enable=kafka.key_schemas_enable,
-                         value_schemas_enable=kafka.value_schemas_enable, transforms=transforms)
+                         value_schemas_enable=kafka.value_schemas_enable, transforms=transforms, tolerance=tolerance)
 
 
 class Dispatcher:

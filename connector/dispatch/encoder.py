@@ -13,6 +13,7 @@ then hands out ids in AvroConverter's order).
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Callable, Mapping, Protocol, Sequence
 
@@ -21,7 +22,9 @@ from connector.events.kinds import ConnectRecord, DataChange, Headers, LogicalRe
 from connector.kafka.writer import OutRecord
 from connector.serde.avro import JsonSide, RecordSerializer
 
-__all__ = ["IdentityTransform", "RecordEncoder", "RecordTransform", "Transforms"]
+__all__ = ["ErrorTolerance", "IdentityTransform", "RecordEncoder", "RecordTransform", "Transforms"]
+
+log = logging.getLogger(__name__)
 
 
 class RecordTransform(Protocol):
@@ -41,6 +44,25 @@ class IdentityTransform:
 Transforms = Mapping[RecordKind, Sequence[RecordTransform]]
 
 
+@dataclass
+class ErrorTolerance:
+    """Kafka Connect's `errors.tolerance=all` for a source task: a record that a transform or a converter refuses
+    is skipped (its offset still commits), and with `errors.log.enable` logged as Connect's LogReporter does,
+    with the record itself only under `errors.log.include.messages`."""
+
+    log_errors: bool = False
+    include_messages: bool = False
+    skipped_records: int = 0
+
+    def skipped(self, stage: str, stage_class: str, record: LogicalRecord, exc: ValueError) -> None:
+        self.skipped_records += 1
+        if not self.log_errors:
+            return
+        shown = f"', where source record is = {record.connect()}" if self.include_messages else "'"
+        log.error("Error encountered in task 0. Executing stage '%s' with class '%s%s.: %s", stage, stage_class,
+                  shown, exc)
+
+
 class RecordEncoder:
     """Logical records → `OutRecord`s (topic, partition, key bytes, value bytes, headers).
 
@@ -49,7 +71,9 @@ class RecordEncoder:
     """
 
     def __init__(self, converters: RecordSerializer | None = None, *, key_schemas_enable: bool = True,
-                 value_schemas_enable: bool = True, transforms: Transforms | None = None) -> None:
+                 value_schemas_enable: bool = True, transforms: Transforms | None = None,
+                 tolerance: ErrorTolerance | None = None) -> None:
+        self._tolerance = tolerance  # errors.tolerance=all; None: a failing record stops the connector
         self._key_schemas = key_schemas_enable
         self._value_schemas = value_schemas_enable
         self._chains: dict[RecordKind, tuple[RecordTransform, ...]] = {
@@ -69,16 +93,27 @@ class RecordEncoder:
             key, value = record.json(self._key_schemas, self._value_schemas)
             return OutRecord(record.topic, key, value, record.headers, record.partition)
         connect: ConnectRecord | None = record.connect()
+        transform: RecordTransform | None = None
         try:
             for transform in self._chains.get(record.kind, ()):
                 connect = transform.apply(connect)
                 if connect is None:
                     return None
         except ValueError as exc:  # a transform refusing this record: Debezium's task stops there too
+            if self._tolerance is not None:
+                self._tolerance.skipped("TRANSFORMATION", type(transform).__name__, record, exc)
+                return None
             raise TransformError(str(exc), where=_where(record),
                                  fix="change the transforms (or their predicates) so that this record is handled; "
                                      "it and the ones after it are read again at the next start") from exc
-        return self.serialize(connect)
+        assert connect is not None
+        if self._tolerance is None:
+            return self.serialize(connect)
+        try:
+            return self.serialize(connect)
+        except ValueError as exc:  # Connect's DataException from a converter, tolerated as well
+            self._tolerance.skipped("VALUE_CONVERTER", type(self._converters).__name__, record, exc)
+            return None
 
     def serialize(self, record: ConnectRecord) -> OutRecord:
         """A Connect record through the key converter, then the value converter."""

@@ -82,8 +82,12 @@ class StreamingCollector(Collector):
 
     def __init__(self, server: str, stats: StreamingStats, data_events: Callable[[], int],
                  records_sent: Callable[[], int], records_acked: Callable[[], int],
-                 ddl_fallbacks: Callable[[], int] = lambda: 0) -> None:
-        self._server = server
+                 ddl_fallbacks: Callable[[], int] = lambda: 0, tags: tuple[tuple[str, str], ...] = ()) -> None:
+        # custom.metric.tags follow `server` as Debezium's MBean name puts them after it; a `server` tag replaces
+        # the value, as Debezium's LinkedHashMap.putAll does
+        labels = {"server": server, **dict(tags)}
+        self._label_names = list(labels)
+        self._label_values = list(labels.values())
         self._stats = stats
         self._data_events = data_events
         self._sent = records_sent
@@ -91,8 +95,8 @@ class StreamingCollector(Collector):
         self._ddl_fallbacks = ddl_fallbacks
 
     def _gauge(self, name: str, doc: str, value: float) -> GaugeMetricFamily:
-        g = GaugeMetricFamily(PREFIX + name, doc, labels=["server"])
-        g.add_metric([self._server], value)
+        g = GaugeMetricFamily(PREFIX + name, doc, labels=self._label_names)
+        g.add_metric(self._label_values, value)
         return g
 
     def _counter(self, name: str, doc: str, value: float) -> GaugeMetricFamily:
@@ -117,8 +121,8 @@ class StreamingCollector(Collector):
         yield self._gauge("BinlogPosition", "Position of the next binlog event to read", s.binlog_position)
         yield self._gauge("IsGtidModeEnabled", "1 if the server has GTIDs", 1 if s.gtid_mode else 0)
         info = InfoMetricFamily(PREFIX + "Binlog", "Binlog file and GTID set read so far",
-                                labels=["server"])
-        info.add_metric([self._server], {"BinlogFilename": s.binlog_filename, "GtidSet": s.gtid_set})
+                                labels=self._label_names)
+        info.add_metric(self._label_values, {"BinlogFilename": s.binlog_filename, "GtidSet": s.gtid_set})
         yield info
         yield self._counter("BinlogEventsRead", "Binlog events read (binlog-cdc)", s.binlog_events_seen)
         yield self._counter("HeartbeatsSent", "Heartbeat records sent (binlog-cdc)", s.heartbeats_sent)

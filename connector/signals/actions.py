@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 __all__ = [
     "AdditionalCondition", "CloseWindow", "ExecuteSnapshot", "LogMessage", "OpenWindow", "PauseSnapshot",
-    "ResumeSnapshot", "SignalAction", "SignalRecord", "SignalRejected", "StopSnapshot", "parse_action",
+    "ResumeSnapshot", "SetBinlogPosition", "SignalAction", "SignalRecord", "SignalRejected", "StopSnapshot", "parse_action",
 ]
 
 
@@ -85,13 +85,24 @@ class CloseWindow(_Signalled):
 
 
 @dataclass(frozen=True)
+class SetBinlogPosition:
+    """set-binlog-position (Debezium 3.6's MySQL SetBinlogPositionSignal): the offset to stream from at the next
+    start, a binlog file and position or a completed GTID set."""
+
+    id: str
+    file: str | None
+    pos: int | None
+    gtids: str | None
+
+
+@dataclass(frozen=True)
 class LogMessage:
     id: str
     message: str
 
 
 SignalAction = (ExecuteSnapshot | StopSnapshot | PauseSnapshot | ResumeSnapshot | LogMessage | OpenWindow
-                | CloseWindow)
+                | CloseWindow | SetBinlogPosition)
 SNAPSHOT_KINDS = ("incremental", "blocking")
 
 
@@ -162,7 +173,40 @@ def _log(record: SignalRecord) -> LogMessage:
     return LogMessage(record.id, message)
 
 
-# Debezium's action names (StandardActionProvider), each with its parser.
+# Debezium's checks, word for word (SetBinlogPositionSignal.validateSignalData)
+_BINLOG_FILE = re.compile(r"[a-zA-Z0-9_-]+\.\d{6}")
+_UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}:\d+(-\d+)?"
+_GTID_SET = re.compile(f"{_UUID}(,{_UUID})*")
+
+
+def _set_binlog_position(record: SignalRecord) -> SetBinlogPosition:
+    data = _data(record)
+    if not data:
+        raise SignalRejected(record.id, "set-binlog-position signal without data")
+    file, pos, gtids = data.get("binlog_filename"), data.get("binlog_position"), data.get("gtid_set")
+    has_file_pos, has_gtids = bool(file) or pos is not None, bool(gtids)
+    if has_file_pos and has_gtids:
+        raise SignalRejected(record.id, "Cannot specify both binlog file/position and GTID set")
+    if not has_file_pos and not has_gtids:
+        raise SignalRejected(record.id, "Must specify either binlog file/position or GTID set")
+    if has_file_pos:
+        if not file:
+            raise SignalRejected(record.id, "Binlog filename must be specified when position is provided")
+        if pos is None:
+            raise SignalRejected(record.id, "Binlog position must be specified when filename is provided")
+        if isinstance(pos, bool) or not isinstance(pos, int):
+            raise SignalRejected(record.id, f"binlog_position {pos!r} is not a number")
+        if pos < 0:
+            raise SignalRejected(record.id, "Binlog position must be non-negative")
+        if not isinstance(file, str) or not _BINLOG_FILE.fullmatch(file):
+            raise SignalRejected(record.id, f"Invalid binlog filename format: {file}")
+        return SetBinlogPosition(record.id, file, pos, None)
+    if not isinstance(gtids, str) or not _GTID_SET.fullmatch(gtids):
+        raise SignalRejected(record.id, f"Invalid GTID set format: {gtids}")
+    return SetBinlogPosition(record.id, None, None, gtids)
+
+
+# Debezium's action names (StandardActionProvider, MySqlSignalActionProvider), each with its parser.
 PARSERS: dict[str, Callable[[SignalRecord], SignalAction]] = {
     "execute-snapshot": _execute,
     "stop-snapshot": _stop,
@@ -171,6 +215,7 @@ PARSERS: dict[str, Callable[[SignalRecord], SignalAction]] = {
     "log": _log,
     "snapshot-window-open": lambda r: OpenWindow(r.id),
     "snapshot-window-close": lambda r: CloseWindow(r.id),
+    "set-binlog-position": _set_binlog_position,
 }
 
 

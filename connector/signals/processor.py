@@ -20,9 +20,10 @@ from connector.binlog.position import SourceOffset, TransactionState
 from connector.config.modes import Operation
 from connector.offsets.parts import IncrementalSnapshotSlot
 from connector.signals.channels import SignalQueue
+from connector.gtids.sets import GtidSet
 from connector.signals.actions import (CloseWindow, ExecuteSnapshot, LogMessage, OpenWindow, PauseSnapshot,
-                                       ResumeSnapshot, SignalAction, SignalRecord, SignalRejected, StopSnapshot,
-                                       parse_action)
+                                       ResumeSnapshot, SetBinlogPosition, SignalAction, SignalRecord, SignalRejected,
+                                       StopSnapshot, parse_action)
 from connector.streaming.handler import ChangeEmitter, EventPositions, EventSource, RowChange, StreamingState
 from schema_history.model import TableId
 
@@ -124,8 +125,10 @@ class SignalingEmitter:
     def __init__(self, inner: ChangeEmitter, state: StreamingState, signal_table: TableId | None,
                  snapshots: SnapshotActions, blocking: BlockingSnapshots | None = None, *,
                  external: SignalQueue | None = None, source_channel: bool = True,
-                 on_close: Callable[[], None] = lambda: None) -> None:
+                 on_close: Callable[[], None] = lambda: None,
+                 heartbeat: Callable[[SourceOffset], None] = lambda offset: None) -> None:
         self._inner = inner
+        self._heartbeat = heartbeat  # a heartbeat record carrying an offset (Debezium's alwaysDispatchHeartbeatEvent)
         self._state = state
         self._signal_table = signal_table
         self._snapshots = snapshots
@@ -259,6 +262,27 @@ class SignalingEmitter:
             snapshots.resume()
         elif isinstance(action, LogMessage):
             log.info("signal '%s': %s", action.id, action.message)
+        elif isinstance(action, SetBinlogPosition):
+            self._set_binlog_position(action)
+
+    def _set_binlog_position(self, action: SetBinlogPosition) -> None:
+        """As Debezium's SetBinlogPositionSignal: the streaming offset takes the position (setBinlogStartPoint, the
+        file also becoming the source's) or the GTID set (setCompletedGtidSet), and a heartbeat record carries it
+        so that it is committed. Streaming itself goes on where it is: the next start uses the new offset, unless
+        later records commit a later position first (the same in Debezium)."""
+        st = self._state
+        if action.gtids is not None:
+            if not isinstance(st.current_gtids, GtidSet):
+                raise SignalRejected(action.id, "a GTID set needs MySQL with gtid_mode=ON")
+            log.info("Setting binlog position to GTID set: %s", action.gtids)
+            st.current_gtids = GtidSet.parse(action.gtids)
+            st.restart_gtids = st.gtids_text = action.gtids
+        else:
+            assert action.file is not None and action.pos is not None
+            log.info("Setting binlog position to file: %s, position: %d", action.file, action.pos)
+            st.file, st.restart_pos, st.events, st.rows = action.file, action.pos, 0, 0
+        self._heartbeat(st.offset())
+        log.info("Successfully updated binlog position. Restart the connector for changes to take effect.")
 
     def _sync_parts(self) -> None:
         st = self._state

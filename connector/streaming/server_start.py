@@ -33,9 +33,10 @@ class ServerStart:
 
     def check_available(self, offset: SourceOffset) -> None:
         """A ServerSetupError naming what is missing when `offset` cannot be read again."""
-        if self._info.gtid_mode and offset.gtids:
+        ignore = self._settings.gtid_ignore_on_recovery  # validate the file and position only, as Debezium
+        if self._info.gtid_mode and offset.gtids and not ignore:
             dbconn.check_gtids_available(self._ctl, offset.gtids, GtidSourceFilter.from_settings(self._settings.gtid_source))
-        elif tracks_mariadb_gtids(self._settings, self._info) and offset.gtids:
+        elif tracks_mariadb_gtids(self._settings, self._info) and offset.gtids and not ignore:
             if mariadb_connect_state(self._ctl, offset.position(), offset.gtids) is not None:
                 dbconn.check_mariadb_gtids_available(self._ctl, offset.gtids)
         else:

@@ -60,13 +60,15 @@ class BinlogStreamingSource:
 
     def stream(self, offset: SourceOffset, gate: PauseGate) -> None:
         s, info = self._s, self._info
-        use_gtids = info.gtid_mode
+        # gtid.ignore.on.recovery: as Debezium, no GTID tracking at all while streaming (connect by file and
+        # position; records without source.gtid, offsets without gtids), though the server keeps GTIDs on
+        use_gtids = info.gtid_mode and not s.gtid_ignore_on_recovery
         # With gtid.source filters the offset only ever records the followed sources (Debezium's also holds the
         # other sources' GTIDs read since it started; it drops them on restart, as here).
         done: GtidSet | MariaGtidPosition | None = GtidSet.parse(offset.gtids) if use_gtids else None
         if isinstance(done, GtidSet) and self._gtid_filter.active:
             done = self._gtid_filter.retain(done)
-        if tracks_mariadb_gtids(s, info):
+        if tracks_mariadb_gtids(s, info) and not s.gtid_ignore_on_recovery:
             done = MariaGtidPosition.parse(offset.gtids or self._mariadb_gtids_at(offset.position()))
         state = streaming_state(offset, done)
         emitter: ChangeEmitter = self._dispatcher
@@ -76,7 +78,7 @@ class BinlogStreamingSource:
                                    provide_transaction_metadata=s.events.provide_transaction_metadata,
                                    gtid_filter=self._gtid_filter, include_query=s.events.include_query)
         heartbeat = self._heartbeat()
-        self._stats.gtid_mode = use_gtids
+        self._stats.gtid_mode = info.gtid_mode
         purge = PurgeMonitor(self._params, s.database.server_id, s.purge_check_interval_ms, self._stats,
                              self._committed)
         # The server's own heartbeats wake an idle reader; they must come at least as often as ours. They also bound
@@ -84,11 +86,16 @@ class BinlogStreamingSource:
         # (a server sends them only when it has nothing else to send).
         server_heartbeat_s = max(0.1, min(IDLE_WAKE_S, heartbeat.interval_s)) if heartbeat.enabled else IDLE_WAKE_S
 
+        session_statement = s.database.binlog_session_statement()
+        if session_statement:
+            log.info("binlog connection session: %s", session_statement)
+
         def open_reader() -> EventReader:
             auto = (self._auto_position(state) if use_gtids else self._mariadb_auto_position(state))
             return BinlogReader(self._params, s.database.server_id, BinlogPosition(state.file, state.restart_pos),
                                 heartbeat_interval_s=server_heartbeat_s, auto_position=auto,
-                                is_mariadb=info.is_mariadb, annotate_rows=s.events.include_query and info.is_mariadb)
+                                is_mariadb=info.is_mariadb, annotate_rows=s.events.include_query and info.is_mariadb,
+                                session_statement=session_statement)
 
         def housekeeping() -> None:
             self._housekeeping()
@@ -119,7 +126,7 @@ class BinlogStreamingSource:
         File/pos is used while it means the same point on this server, i.e. the server's GTID position there
         (`BINLOG_GTID_POS`) is the offset's; otherwise (another server after a failover, a purged file, a restart
         after a standalone DDL whose GTID the offset does not hold yet) the GTID position decides."""
-        if not tracks_mariadb_gtids(self._s, self._info) or not state.restart_gtids:
+        if not tracks_mariadb_gtids(self._s, self._info) or self._s.gtid_ignore_on_recovery or not state.restart_gtids:
             return None
         with dbconn.connect(self._params) as ctl:
             gtids = mariadb_connect_state(ctl, BinlogPosition(state.file, state.restart_pos), state.restart_gtids)

@@ -24,9 +24,12 @@ def test_heartbeats_advance_offset_of_a_fully_filtered_stream(server_name, reque
     server.run_sql(f"DROP DATABASE IF EXISTS {other}; CREATE DATABASE {other}; "
                    f"CREATE TABLE {other}.noise (id INT PRIMARY KEY, v INT)")
     prefix = new_prefix("hb")
-    heartbeat_topic = f"__debezium-heartbeat.{prefix}"
+    # on MySQL, Debezium 3.6's topic.heartbeat.name (golden heartbeat/heartbeat-named.jsonl): the whole topic name
+    named = {"topic.heartbeat.name": f"shared-heartbeats-{prefix}"} if server_name == "mysql" else {}
+    heartbeat_topic = named.get("topic.heartbeat.name", f"__debezium-heartbeat.{prefix}")
     broker.create_topics([heartbeat_topic, prefix])
-    config = connector_config(tmp_path, server, broker, captured, prefix, **{"heartbeat.interval.ms": "300"})
+    config = connector_config(tmp_path, server, broker, captured, prefix, **{"heartbeat.interval.ms": "300"},
+                              **named)
     proc = start_connector(tmp_path, config)
     try:
         start_committed = wait_until(lambda: (proc.status() or {}).get("committed_offset"), 120, "a first commit")

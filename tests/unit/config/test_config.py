@@ -170,3 +170,31 @@ def test_unreadable_file(tmp_path):
 ])
 def test_java_properties_syntax(text, expected):
     assert parse_java_properties(text) == expected
+
+
+def test_issue_24_start_options(tmp_path):
+    text = SERVER + ("debezium.source.custom.metric.tags=env=prod, team=cdc, env=test\n"
+                     "debezium.source.binlog.net.read.timeout=30\ndebezium.source.streaming.delay.ms=500\n"
+                     "debezium.source.gtid.ignore.on.recovery=true\n")
+    s = load_config(write(tmp_path, text), environ={}).settings(transform_settings)
+    assert s.metric_tags == (("env", "test"), ("team", "cdc"))  # in order, the last value of a repeated key
+    assert s.database.binlog_session_statement() == "SET SESSION net_read_timeout=30"
+    assert s.snapshot.streaming_delay_ms == 500 and s.gtid_ignore_on_recovery
+    bad = SERVER + "debezium.source.custom.metric.tags=env,a-b=1\ndebezium.source.binlog.net.write.timeout=-1\n"
+    with pytest.raises(ConfigError) as err:
+        load_config(write(tmp_path, bad), environ={}).settings(transform_settings)
+    assert "'env' is not a key=value pair" in str(err.value) and "must be zero or positive" in str(err.value)
+
+
+def test_minimal_at_least_once_is_refused_as_debezium_3_6_3_refuses_it(tmp_path):
+    text = SERVER + "debezium.source.snapshot.locking.mode=minimal_at_least_once\n"
+    with pytest.raises(ConfigError, match="snapshot.locking.mode='minimal_at_least_once' is not one of: minimal, "):
+        load_config(write(tmp_path, text), environ={}).settings(transform_settings)
+
+
+def test_enforce_record_size_is_refused_with_its_reason(tmp_path):
+    text = SERVER + ("debezium.transforms=size\n"
+                     "debezium.transforms.size.type=io.debezium.transforms.EnforceRecordSize\n"
+                     "debezium.transforms.size.max.bytes=1000\n")
+    with pytest.raises(ConfigError, match="source offset entries"):
+        load_config(write(tmp_path, text), environ={}).settings(transform_settings)

@@ -166,13 +166,15 @@ def test_simple_header_converter_format() -> None:
 def test_heartbeat_records() -> None:
     from tests.unit.events.golden import parse_line
 
-    lines = (LOCAL / "heartbeat" / "heartbeat.jsonl").read_text(encoding="utf-8").splitlines()
-    assert len(lines) >= 2
-    for line in lines:
-        record = parse_line(line)
-        assert record.topic == "__debezium-heartbeat.dbserver1" and record.headers == []
-        assert heartbeat_key_bytes("dbserver1").decode() == record.key_raw
-        assert heartbeat_value_bytes(record.value["payload"]["ts_ms"]).decode() == record.value_raw
+    for name, topic in (("heartbeat.jsonl", "__debezium-heartbeat.dbserver1"),
+                        ("heartbeat-named.jsonl", "shared-heartbeats")):
+        lines = (LOCAL / "heartbeat" / name).read_text(encoding="utf-8").splitlines()
+        assert len(lines) >= 2
+        for line in lines:
+            record = parse_line(line)
+            assert record.topic == topic and record.headers == []
+            assert heartbeat_key_bytes("dbserver1").decode() == record.key_raw
+            assert heartbeat_value_bytes(record.value["payload"]["ts_ms"]).decode() == record.value_raw
     assert heartbeat_key_bytes("dbserver1") == (
         b'{"schema":{"type":"struct","fields":[{"type":"string","optional":false,"field":"serverName"}],'
         b'"optional":false,"name":"io.debezium.connector.common.ServerNameKey","version":1},'

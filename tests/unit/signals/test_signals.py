@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from connector.java.object_array import INTEGER, LONG, STRING, deserialize_keys, serialize_keys
-from connector.signals.actions import (ExecuteSnapshot, LogMessage, SignalRecord, SignalRejected, StopSnapshot,
-                                       parse_action)
+from connector.signals.actions import (ExecuteSnapshot, LogMessage, SetBinlogPosition, SignalRecord, SignalRejected,
+                                       StopSnapshot, parse_action)
 from connector.signals.filters import FilterRejected, checked_filter
 from schema_history.model import TableId
 from snapshot.incremental.context import Collection, IncrementalContext
@@ -116,3 +116,25 @@ def test_context_offset_keys_round_trip_as_debezium_stores_them():
     assert loaded.correlation_id == "sig-1" and loaded.current == Collection(TableId("inventory", "customers"))
     context.next_collection()
     assert context.slot() is None and context.correlation_id is None
+
+
+@pytest.mark.parametrize("data, reason", [
+    ('{"binlog_filename": "mysql-bin.000003", "binlog_position": 4, "gtid_set": "x"}', "Cannot specify both"),
+    ('{"binlog_position": 4}', "Binlog filename must be specified"),
+    ('{"binlog_filename": "mysql-bin.3", "binlog_position": 4}', "Invalid binlog filename format"),
+    ('{"binlog_filename": "mysql-bin.000003", "binlog_position": -1}', "must be non-negative"),
+    ('{"gtid_set": "not-a-set"}', "Invalid GTID set format"),
+    ('{"other": 1}', "Must specify either"),
+])
+def test_malformed_set_binlog_position_is_rejected_with_debeziums_reason(data, reason):
+    with pytest.raises(SignalRejected, match=reason):
+        parse_action(SignalRecord("p", "set-binlog-position", data))
+
+
+def test_set_binlog_position_parses():
+    uuid = "3e11fa47-71ca-11e1-9e33-c80aa9429562"
+    data = '{"binlog_filename": "mysql-bin.000003", "binlog_position": 1234}'
+    assert parse_action(SignalRecord("p", "set-binlog-position", data)) == SetBinlogPosition(
+        "p", "mysql-bin.000003", 1234, None)
+    assert parse_action(SignalRecord("p", "set-binlog-position", f'{{"gtid_set": "{uuid}:1-100"}}')).gtids == \
+        f"{uuid}:1-100"
