@@ -35,9 +35,10 @@ from connector.events.records import HeaderFormat
 from connector.transforms import build_chain
 from connector.config.table_filter import ColumnFilter, TableFilter
 from connector.errors import ServerSetupError, Where
+from connector.ha import HaState, KafkaLease, stepped_down
 from connector.events.table_schema import TableSchemaBuilder, message_key_columns, source_type_propagation
 from connector.kafka.ack_poller import AckPoller
-from connector.kafka.errors import KafkaDeliveryError
+from connector.kafka.errors import KafkaDeliveryError, KafkaTransactionFatal
 from connector.kafka.topic_reader import read_topic
 from connector.kafka.writer import KafkaWriter
 from connector.offsets.committer import OffsetCommitter
@@ -161,17 +162,43 @@ class Daemon:
         self.snapshot_metrics = SnapshotMetrics()
         # What snapshot.mode does at start (snapshot/modes.py); refuses unsupported modes before connecting.
         self.policy = snapshot_policy(self.settings)
+        ha = self.settings.ha
+        self.ha_state = HaState(ha.instance_id) if ha.enabled else None
+        self.lost_lease: str | None = None  # why this instance stepped down (HA), once it did
+        self._dispatcher: Dispatcher | None = None
 
     # ---------------------------------------------------------------- wiring
     def tables_for_topic(self, topic: str) -> list[TableId]:
         """The captured tables whose records go to `topic` (for errors that name a topic)."""
-        dispatcher = getattr(self, "_dispatcher", None)
+        dispatcher = self._dispatcher
         return dispatcher.tables_for_topic(topic) if dispatcher is not None else []
 
     def run(self) -> int:
-        s = self.settings
         for warning in self.loaded.warnings:
             log.warning("%s", warning)
+        metrics = self._start_metrics()  # first: a standby answers /health and /metrics while it waits
+        lease = None
+        try:
+            if self.ha_state is not None:
+                lease = KafkaLease(self.settings.ha, self.settings.kafka.producer, self.ha_state, self._lease_lost)
+                self.phase = "standby"
+                self._write_status(force=True)
+                if not lease.acquire(self.token.wait):
+                    return 0  # stopped while waiting
+            return self._run_active()
+        finally:
+            if lease is not None:
+                lease.release()  # after the final commit: a standby's init_transactions would fence it
+            if metrics is not None:
+                metrics.stop()
+
+    def _lease_lost(self, reason: str) -> None:
+        """From the lease thread: stop; the transactional producer refuses whatever this instance still sends."""
+        self.lost_lease = reason
+        self.token.request()
+
+    def _run_active(self) -> int:
+        s = self.settings
         log.info("binlog-cdc starting: topic.prefix=%s database=%s:%s", s.topics.prefix, s.database.hostname,
                  s.database.port)
         if s.snapshot.mode == SnapshotMode.NEVER:
@@ -191,6 +218,10 @@ class Daemon:
         writer = KafkaWriter(s.kafka.producer, max_in_flight_records=max(1, s.max_queue_size),
                              max_in_flight_bytes=s.max_queue_size_in_bytes or None, should_stop=None,
                              poll_on_send=False)
+        if self.ha_state is not None:
+            # Fence first: init_transactions bumps the shared transactional.id's epoch, so a former active instance
+            # can no longer commit (Apache Kafka aborts its open transaction), and only then read the offsets.
+            writer.begin_transaction()
         if writer.transactional and s.offsets.store != OFFSETS_KAFKA:
             raise ServerSetupError(
                 "transactional.id is set (exactly-once delivery) but offsets are not stored in Kafka: set "
@@ -222,7 +253,6 @@ class Daemon:
         else:
             committer = OffsetCommitter(tracker, offsets, s.offsets.flush_interval_ms)
         self._writer, self._dispatcher, self._committer = writer, dispatcher, committer
-        metrics = self._start_metrics(dispatcher)
         poller = self._poller = AckPoller(writer).start()
         sig = s.signals
         notifier = build_notifier(sig.notification_channels, s.topics.prefix, sig.notification_topic, dispatcher)
@@ -259,18 +289,22 @@ class Daemon:
                 schema.close()
                 ctl.close()
                 self._write_status(force=True)
-                if metrics is not None:
-                    metrics.stop()
 
-    def _start_metrics(self, dispatcher: Dispatcher) -> MetricsServer | None:
+    def _start_metrics(self) -> MetricsServer | None:
         s = self.settings
         if not s.metrics_port:
             return None
-        c = dispatcher.counters
-        schema = dispatcher.schema
-        collector = StreamingCollector(s.topics.prefix, self.stats, lambda: c.data_events, lambda: c.records_sent,
-                                       lambda: c.records_acked, lambda: getattr(schema, "ddl_fallbacks", 0))
-        return MetricsServer(s.metrics_host, s.metrics_port, build_registry(collector), self.stats).start()
+
+        def counter(name: str) -> Callable[[], int]:
+            # the dispatcher exists once this instance is active (a standby has none yet: 0)
+            return lambda: getattr(self._dispatcher.counters, name) if self._dispatcher is not None else 0
+
+        collector = StreamingCollector(
+            s.topics.prefix, self.stats, counter("data_events"), counter("records_sent"), counter("records_acked"),
+            lambda: getattr(self._dispatcher.schema, "ddl_fallbacks", 0) if self._dispatcher is not None else 0,
+            ha=self.ha_state)
+        return MetricsServer(s.metrics_host, s.metrics_port, build_registry(collector), self.stats,
+                             ha=self.ha_state).start()
 
     def _snapshot_started(self) -> None:
         self.phase = "snapshot"
@@ -312,8 +346,14 @@ class Daemon:
         self.stats.phase = self.phase  # the health endpoint reads it, with or without a status file
         if not force and not self.status.due():
             return
+        ha = ({"instance": self.ha_state.instance_id, "role": str(self.ha_state.role)}
+              if self.ha_state is not None else None)
+        if self._dispatcher is None:  # a standby: nothing runs yet
+            self.status.write({"phase": self.phase, "ha": ha}, force=force)
+            return
         reader = self.reader
         self.status.write({
+            "ha": ha,
             "phase": self.phase,
             "binlog_file": reader.file if reader else None,
             "binlog_pos": reader.next_pos if reader else None,
@@ -432,7 +472,12 @@ def run(loaded: LoadedConfig, token: ShutdownToken, status_path: Path | None = N
     """0 after a clean stop; failures propagate to `connector.cli.main`, which maps them to exit codes."""
     daemon = Daemon(loaded, token, status_path)
     try:
-        return daemon.run()
+        code = daemon.run()
+    except KafkaTransactionFatal as exc:
+        if daemon.ha_state is None:
+            raise
+        # fenced: a standby took over while this instance was frozen or cut off
+        raise stepped_down(daemon.ha_state, daemon.lost_lease or f"fenced: {exc}") from exc
     except KafkaDeliveryError as exc:
         # Kafka refused a record (an invalid or forbidden topic, a record too large): name the tables written to
         # that topic; offsets cover only what was acknowledged, so a restart loses nothing.
@@ -445,5 +490,10 @@ def run(loaded: LoadedConfig, token: ShutdownToken, status_path: Path | None = N
         if not token.requested:
             raise
         # A stop asked for during the snapshot: offsets were committed on the way out, nothing failed.
+        if daemon.lost_lease is not None:
+            raise stepped_down(daemon.ha_state, daemon.lost_lease) from exc
         log.info("%s; the next start resumes or retakes the snapshot", exc)
         return 0
+    if daemon.lost_lease is not None:
+        raise stepped_down(daemon.ha_state, daemon.lost_lease)
+    return code

@@ -1,0 +1,49 @@
+"""Who is active: what /health and the metrics show, and the error a former active instance exits with."""
+
+from __future__ import annotations
+
+import enum
+import time
+from dataclasses import dataclass
+
+from connector.errors import RetriableError, SinkError
+
+__all__ = ["HaRole", "HaState", "SteppedDown", "stepped_down"]
+
+
+class HaRole(enum.StrEnum):
+    STANDBY = "standby"  # waiting for the lease
+    ACTIVE = "active"  # holds the lease: reads the binlog and writes to Kafka
+    STEPPED_DOWN = "stepped-down"  # lost the lease or was fenced: stops without writing
+
+
+@dataclass
+class HaState:
+    """Written by the lease thread and the daemon, read by the metrics endpoint (plain attributes, no locks)."""
+
+    instance_id: str
+    role: HaRole = HaRole.STANDBY
+    waiting_since: float = 0.0  # monotonic clock when this instance started waiting for the lease
+    active_since_ms: int = 0  # wall clock when it became active
+
+    def __post_init__(self) -> None:
+        self.waiting_since = time.monotonic()
+
+    def activate(self) -> None:
+        self.role = HaRole.ACTIVE
+        self.active_since_ms = time.time_ns() // 1_000_000
+
+    def step_down(self) -> None:
+        self.role = HaRole.STEPPED_DOWN
+
+
+class SteppedDown(SinkError, RetriableError):
+    """Another instance took over: this one stopped without writing. A restart makes it a standby again."""
+
+
+def stepped_down(state: HaState | None, cause: str) -> SteppedDown:
+    """The one line a former active instance exits with (exit code 3: a restart makes it a standby)."""
+    instance = state.instance_id if state is not None else "?"
+    return SteppedDown(f"HA: instance {instance} stepped down, another instance is active ({cause}); it wrote "
+                       f"nothing after the takeover (transactional.id fencing)",
+                       fix="none needed; start it again to make it a standby")
