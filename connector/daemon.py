@@ -38,7 +38,7 @@ from connector.errors import ServerSetupError, Where
 from connector.ha import HaState, KafkaLease, stepped_down
 from connector.events.table_schema import TableSchemaBuilder, message_key_columns, source_type_propagation
 from connector.kafka.ack_poller import AckPoller
-from connector.kafka.errors import KafkaDeliveryError, KafkaTransactionFatal
+from connector.kafka.errors import KafkaDeliveryError
 from connector.kafka.topic_reader import read_topic
 from connector.kafka.writer import KafkaWriter
 from connector.offsets.committer import OffsetCommitter
@@ -204,6 +204,15 @@ class Daemon:
         if s.snapshot.mode == SnapshotMode.NEVER:
             log.warning("snapshot.mode=never is Debezium 2's name (Debezium 3.6 refuses it); the 3.6 spelling is "
                         "snapshot.mode=configuration_based with snapshot.mode.configuration.based.start.stream=true")
+        # max.queue.size / max.queue.size.in.bytes bound Debezium's queue between the reader and Kafka; here the
+        # records handed to the producer and not yet acknowledged are that queue.
+        writer = KafkaWriter(s.kafka.producer, max_in_flight_records=max(1, s.max_queue_size),
+                             max_in_flight_bytes=s.max_queue_size_in_bytes or None, should_stop=None,
+                             poll_on_send=False)
+        if self.ha_state is not None:
+            # Fence at once: init_transactions bumps the shared transactional.id's epoch (Kafka refuses a former active
+            # instance's writes, aborts its open transaction); offsets read after it include all it committed.
+            writer.begin_transaction()
         params = connection_params(s)
         ctl = dbconn.connect(params)
         info = dbconn.server_info(ctl)
@@ -213,15 +222,6 @@ class Daemon:
         dbconn.check_server_id_unique(ctl, s.database.server_id)
         log.info("source server %s (%s), gtid_mode=%s", info.version, info.flavor, info.gtid_mode)
 
-        # max.queue.size / max.queue.size.in.bytes bound Debezium's queue between the reader and Kafka; here the
-        # records handed to the producer and not yet acknowledged are that queue.
-        writer = KafkaWriter(s.kafka.producer, max_in_flight_records=max(1, s.max_queue_size),
-                             max_in_flight_bytes=s.max_queue_size_in_bytes or None, should_stop=None,
-                             poll_on_send=False)
-        if self.ha_state is not None:
-            # Fence first: init_transactions bumps the shared transactional.id's epoch, so a former active instance
-            # can no longer commit (Apache Kafka aborts its open transaction), and only then read the offsets.
-            writer.begin_transaction()
         if writer.transactional and s.offsets.store != OFFSETS_KAFKA:
             raise ServerSetupError(
                 "transactional.id is set (exactly-once delivery) but offsets are not stored in Kafka: set "
@@ -473,27 +473,28 @@ def run(loaded: LoadedConfig, token: ShutdownToken, status_path: Path | None = N
     daemon = Daemon(loaded, token, status_path)
     try:
         code = daemon.run()
-    except KafkaTransactionFatal as exc:
-        if daemon.ha_state is None:
-            raise
-        # fenced: a standby took over while this instance was frozen or cut off
-        raise stepped_down(daemon.ha_state, daemon.lost_lease or f"fenced: {exc}") from exc
-    except KafkaDeliveryError as exc:
+    except Exception as exc:
+        down = stepped_down(daemon.ha_state, daemon.lost_lease, exc)  # HA: another instance took over
+        if down is not None:
+            raise down from exc
+        return _failed(daemon, token, exc)
+    down = stepped_down(daemon.ha_state, daemon.lost_lease, None)
+    if down is not None:
+        raise down
+    return code
+
+
+def _failed(daemon: Daemon, token: ShutdownToken, exc: Exception) -> int:
+    if isinstance(exc, KafkaDeliveryError):
         # Kafka refused a record (an invalid or forbidden topic, a record too large): name the tables written to
         # that topic; offsets cover only what was acknowledged, so a restart loses nothing.
         tables = daemon.tables_for_topic(exc.topic)
         if tables:
             exc.where = Where(topic=exc.topic, table=", ".join(t.dotted() for t in tables))
             exc.fix = "fix the topic (name, ACLs, size limits) or route the table elsewhere, then restart"
-        raise
-    except InterruptedError as exc:
-        if not token.requested:
-            raise
+        raise exc
+    if isinstance(exc, InterruptedError) and token.requested:
         # A stop asked for during the snapshot: offsets were committed on the way out, nothing failed.
-        if daemon.lost_lease is not None:
-            raise stepped_down(daemon.ha_state, daemon.lost_lease) from exc
         log.info("%s; the next start resumes or retakes the snapshot", exc)
         return 0
-    if daemon.lost_lease is not None:
-        raise stepped_down(daemon.ha_state, daemon.lost_lease)
-    return code
+    raise exc

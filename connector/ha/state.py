@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass
 
 from connector.errors import RetriableError, SinkError
+from connector.kafka.delivery import is_fenced
 
 __all__ = ["HaRole", "HaState", "SteppedDown", "stepped_down"]
 
@@ -41,9 +42,12 @@ class SteppedDown(SinkError, RetriableError):
     """Another instance took over: this one stopped without writing. A restart makes it a standby again."""
 
 
-def stepped_down(state: HaState | None, cause: str) -> SteppedDown:
-    """The one line a former active instance exits with (exit code 3: a restart makes it a standby)."""
-    instance = state.instance_id if state is not None else "?"
-    return SteppedDown(f"HA: instance {instance} stepped down, another instance is active ({cause}); it wrote "
-                       f"nothing after the takeover (transactional.id fencing)",
+def stepped_down(state: HaState | None, lost: str | None, exc: BaseException | None) -> SteppedDown | None:
+    """The one line a former active instance exits with (exit code 3: a restart makes it a standby): when it lost
+    the lease (`lost` says why) or Kafka fenced its producer (`exc`); None otherwise, or without HA."""
+    if state is None or (lost is None and (exc is None or not is_fenced(exc))):
+        return None
+    cause = lost or f"fenced: {exc}"
+    return SteppedDown(f"HA: instance {state.instance_id} stepped down, another instance is active ({cause}); it "
+                       f"wrote nothing after the takeover (transactional.id fencing)",
                        fix="none needed; start it again to make it a standby")

@@ -17,14 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conformance.config import KAFKA_HISTORY, KAFKA_OFFSETS, write_properties
-from tests.integration.service.support import metric, metrics_port, new_prefix, scrape
+from tests.integration.service.support import metric, new_prefix, scrape
 from tests.support.connector_config import connector_properties
-from tests.support.connector_process import (
-    ConnectorProcess,
-    binlog_key,
-    default_connector_cmd,
-)
+from tests.support.ha_instances import Instance, ha_properties
 from tests.support.kafka_dump import consume_all
 from tests.support.waiting import wait_until
 
@@ -32,33 +27,6 @@ pytestmark = pytest.mark.timeout(300)
 
 TAKEOVER_MS = 6000  # the lease session is 3.6 s (Tansu has no group.min.session.timeout.ms; Apache Kafka: 6 s)
 KEYS = 20
-
-
-class Instance:
-    """One `binlog-cdc run` with its own directory (its machine), metrics port and instance id."""
-
-    def __init__(self, root: Path, name: str, props: dict[str, str]) -> None:
-        self.name, self.dir, self.port = name, root / name, metrics_port()
-        self.dir.mkdir()
-        config = self.dir / "application.properties"
-        write_properties(config, {**props, "debezium.source.metrics.port": str(self.port),
-                                  "debezium.source.ha.instance.id": name})
-        self.proc = ConnectorProcess(list(default_connector_cmd()), config, self.dir / "status.json",
-                                     self.dir / "connector.log").start()
-
-    def health(self) -> dict:
-        try:
-            code, body = scrape(self.port, "/health")
-        except OSError:
-            return {}
-        return json.loads(body) if code in (200, 503) else {}
-
-    def role(self) -> str | None:
-        self.proc.assert_running()
-        return self.health().get("role")
-
-    def wait_role(self, role: str, timeout: float) -> None:
-        wait_until(lambda: self.role() == role, timeout, f"{self.name} {role}", state=self.health)
 
 
 def _write(server, database: str, rounds: int) -> None:
@@ -75,29 +43,14 @@ def _takeover(standbys: list[Instance]) -> tuple[float, Instance]:
     return time.monotonic() - since, active
 
 
-def _acked_all(inst: Instance, server) -> bool:
-    st = inst.proc.status() or {}
-    return (st.get("phase") == "streaming" and st.get("records_acked") == st.get("records_sent")
-            and binlog_key(*server.binlog_position()) <= binlog_key(st.get("binlog_file"), st.get("binlog_pos")))
-
-
 def test_standby_takes_over_and_a_frozen_active_is_fenced(mariadb, broker, unique_database, tmp_path: Path) -> None:
     server, database, prefix = mariadb, unique_database(mariadb), new_prefix("ha")
     server.run_sql("CREATE TABLE items (id INT PRIMARY KEY, v INT NOT NULL);"
                    + "".join(f"INSERT INTO items VALUES ({k}, 0);" for k in range(KEYS)), database=database)
     topic = f"{prefix}.{database}.items"
     broker.create_topics([topic, prefix, f"{prefix}-offsets", f"{prefix}-history"])
-    props = connector_properties(tmp_path, server, broker, database, prefix, server_id=6100)
-    del props["debezium.source.offset.storage.file.filename"]
-    props.update({
-        "debezium.source.offset.storage": KAFKA_OFFSETS, "debezium.source.offset.storage.topic": f"{prefix}-offsets",
-        "debezium.source.offset.storage.partitions": "1", "debezium.source.offset.storage.replication.factor": "1",
-        "debezium.source.schema.history.internal": KAFKA_HISTORY,
-        "debezium.source.schema.history.internal.kafka.topic": f"{prefix}-history",
-        "debezium.source.schema.history.internal.kafka.bootstrap.servers": broker.bootstrap_servers,
-        "debezium.sink.kafka.producer.transactional.id": f"{prefix}-txn",
-        "debezium.source.ha.enabled": "true", "debezium.source.ha.takeover.ms": str(TAKEOVER_MS),
-    })
+    props = ha_properties(connector_properties(tmp_path, server, broker, database, prefix, server_id=6100), prefix,
+                          broker.bootstrap_servers, TAKEOVER_MS)
     instances: list[Instance] = []
     try:
         a = Instance(tmp_path, "a", props)
@@ -115,14 +68,14 @@ def test_standby_takes_over_and_a_frozen_active_is_fenced(mariadb, broker, uniqu
         a.proc.kill()  # kill -9 the active instance
         first_takeover, b = _takeover(instances[1:])
         _write(server, database, 3)
-        wait_until(lambda: _acked_all(b, server), 60, "caught up after the first takeover", state=b.proc.status)
+        wait_until(lambda: b.caught_up(server), 60, "caught up after the first takeover", state=b.proc.status)
 
         os.kill(b.proc.pid, signal.SIGSTOP)  # freeze the active one past the takeover
         try:
             second_takeover, c = _takeover([i for i in instances[1:] if i is not b])
-            wait_until(lambda: _acked_all(c, server), 60, "caught up after the second takeover", state=c.proc.status)
+            wait_until(lambda: c.caught_up(server), 60, "caught up after the second takeover", state=c.proc.status)
             _write(server, database, 2)  # b read none of these before its freeze
-            wait_until(lambda: _acked_all(c, server), 60, "the last changes acknowledged", state=c.proc.status)
+            wait_until(lambda: c.caught_up(server), 60, "the last changes acknowledged", state=c.proc.status)
         finally:
             os.kill(b.proc.pid, signal.SIGCONT)
         assert b.proc.wait_exit(60) == 3, b.proc.log_tail()
