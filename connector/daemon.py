@@ -35,7 +35,7 @@ from connector.events.records import HeaderFormat
 from connector.transforms import build_chain
 from connector.config.table_filter import ColumnFilter, TableFilter
 from connector.errors import ServerSetupError, Where
-from connector.ha import HaState, KafkaLease, stepped_down
+from connector.ha import HaState, KafkaLease, exit_unless_stopped, is_fenced, stepped_down
 from connector.events.table_schema import TableSchemaBuilder, message_key_columns, source_type_propagation
 from connector.kafka.ack_poller import AckPoller
 from connector.kafka.errors import KafkaDeliveryError
@@ -196,6 +196,7 @@ class Daemon:
         """From the lease thread: stop; the transactional producer refuses whatever this instance still sends."""
         self.lost_lease = reason
         self.token.request()
+        exit_unless_stopped(self.ha_state, reason, self.settings.ha.takeover_ms / 1000)
 
     def _run_active(self) -> int:
         s = self.settings
@@ -204,8 +205,7 @@ class Daemon:
         if s.snapshot.mode == SnapshotMode.NEVER:
             log.warning("snapshot.mode=never is Debezium 2's name (Debezium 3.6 refuses it); the 3.6 spelling is "
                         "snapshot.mode=configuration_based with snapshot.mode.configuration.based.start.stream=true")
-        # max.queue.size / max.queue.size.in.bytes bound Debezium's queue between the reader and Kafka; here the
-        # records handed to the producer and not yet acknowledged are that queue.
+        # max.queue.size(.in.bytes) bound Debezium's queue to Kafka: here the records not acknowledged yet
         writer = KafkaWriter(s.kafka.producer, max_in_flight_records=max(1, s.max_queue_size),
                              max_in_flight_bytes=s.max_queue_size_in_bytes or None, should_stop=None,
                              poll_on_send=False)
@@ -253,7 +253,8 @@ class Daemon:
         else:
             committer = OffsetCommitter(tracker, offsets, s.offsets.flush_interval_ms)
         self._writer, self._dispatcher, self._committer = writer, dispatcher, committer
-        poller = self._poller = AckPoller(writer).start()
+        poller = self._poller = AckPoller(writer, on_error=(lambda e: is_fenced(e) and self._lease_lost(f"fenced: {e}"))
+                                          if self.ha_state is not None else None).start()
         sig = s.signals
         notifier = build_notifier(sig.notification_channels, s.topics.prefix, sig.notification_topic, dispatcher)
         snapshots = InitialSnapshotSource(s, params, info, schema, table_filter, dispatcher, self.token,
@@ -295,8 +296,7 @@ class Daemon:
         if not s.metrics_port:
             return None
 
-        def counter(name: str) -> Callable[[], int]:
-            # the dispatcher exists once this instance is active (a standby has none yet: 0)
+        def counter(name: str) -> Callable[[], int]:  # 0 on a standby: it has no dispatcher yet
             return lambda: getattr(self._dispatcher.counters, name) if self._dispatcher is not None else 0
 
         collector = StreamingCollector(

@@ -7,6 +7,14 @@ still tries to write (`ha_settings.ha_problems` refuses HA without it).
 """
 
 from connector.ha.lease import KafkaLease, LeaseConsumer
-from connector.ha.state import HaRole, HaState, SteppedDown, stepped_down
+from connector.ha.state import (
+           HaRole,
+           HaState,
+           SteppedDown,
+           exit_unless_stopped,
+           stepped_down,
+)
+from connector.kafka.delivery import is_fenced
 
-__all__ = ["HaRole", "HaState", "KafkaLease", "LeaseConsumer", "SteppedDown", "stepped_down"]
+__all__ = ["HaRole", "HaState", "KafkaLease", "LeaseConsumer", "SteppedDown", "exit_unless_stopped", "is_fenced",
+           "stepped_down"]

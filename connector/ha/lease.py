@@ -20,17 +20,21 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Protocol
 
-from confluent_kafka import Consumer, Message, TopicPartition
+from confluent_kafka import Consumer, KafkaError, Message, TopicPartition
 
 from connector.config.ha_settings import HaSettings
 from connector.ha.state import HaState
 from connector.kafka.admin import TopicAdmin, TopicSpec
+from connector.kafka.errors import KafkaConfigError
 from connector.kafka.producer_config import connection_config
 
 __all__ = ["KafkaLease", "LeaseConsumer"]
 
 log = logging.getLogger(__name__)
 _POLL_S = 0.2  # callbacks (assign, revoke, lost) run inside poll; the heartbeats run in librdkafka's own thread
+# Group errors a standby would otherwise wait on for ever: the broker refuses the session or the group
+_REFUSED = frozenset({KafkaError.INVALID_SESSION_TIMEOUT, KafkaError.GROUP_AUTHORIZATION_FAILED,
+                      KafkaError.TOPIC_AUTHORIZATION_FAILED, KafkaError.INVALID_GROUP_ID})
 
 
 class LeaseConsumer(Protocol):
@@ -55,6 +59,7 @@ class KafkaLease:
         self._stop = threading.Event()
         self._consumer: LeaseConsumer | None = None
         self._thread: threading.Thread | None = None
+        self._refused: KafkaError | None = None
 
     def acquire(self, stopped: Callable[[float], bool]) -> bool:
         """Block until this instance is active (True) or `stopped(timeout)` says a shutdown was asked for (False)."""
@@ -75,6 +80,12 @@ class KafkaLease:
         log.info("HA: instance %s is a standby, waiting for the lease (group %s, takeover within %d ms)",
                  s.instance_id, s.lease_topic, s.takeover_ms)
         while not self._held.is_set():
+            if self._refused is not None:
+                raise KafkaConfigError(
+                    f"the HA lease group {s.lease_topic} was refused: {self._refused}; its session.timeout.ms is "
+                    f"{s.session_timeout_ms} (60% of ha.takeover.ms), which the brokers' group.min.session.timeout.ms "
+                    f"and group.max.session.timeout.ms must allow, and the user needs READ on the group and topic",
+                    fix="raise ha.takeover.ms (10000 or more on Apache Kafka's defaults) or grant the ACLs")
             if stopped(_POLL_S):
                 return False
         log.info("HA: instance %s is active after %.1f s as a standby; it resumes from the committed offsets",
@@ -99,8 +110,11 @@ class KafkaLease:
         assert self._consumer is not None
         while not self._stop.is_set():
             msg = self._consumer.poll(_POLL_S)
-            if msg is not None and msg.error() is not None:
-                log.debug("HA lease consumer: %s", msg.error())
+            err = msg.error() if msg is not None else None
+            if err is not None:
+                if err.fatal() or err.code() in _REFUSED:
+                    self._refused = err
+                log.debug("HA lease consumer: %s", err)
 
     def _assigned(self, consumer: object, partitions: list[TopicPartition]) -> None:
         if any(p.partition == 0 for p in partitions) and not self._held.is_set():
