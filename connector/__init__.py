@@ -17,11 +17,12 @@ The flow, as the imports run (each arrow is "hands its output to"):
     java/        the JVM's byte-level behaviour (HashMap order, number text, murmur2, serialization)
     config/      Debezium properties → typed Settings, parsed once at the edge; refusals by name
     ops/         metrics, /health, status file
+    ha/          high availability: the active instance's lease (a Kafka consumer group), standby, step-down
 
 The coordinator (`coordinator`) decides how to start (snapshot/start_decision.py), runs the initial
 snapshot, then streaming, runs ad hoc snapshots beside streaming and pauses streaming for blocking ones.
-The root keeps only the composition root (`daemon`, with `signal_wiring`), the coordinator, the command line (`cli`), the
-error tree (`errors`) and shutdown (`shutdown`).
+The root keeps only the composition root (`daemon`, with `signal_wiring` and `snapshot_wiring`), the coordinator,
+the command line (`cli`), the error tree (`errors`) and shutdown (`shutdown`).
 """
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "dispatch",
     "events",
     "gtids",
+    "ha",
     "java",
     "kafka",
     "notifications",

@@ -10,23 +10,20 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Callable
 
-import pymysql
 
 from connector.binlog import connection as dbconn
 from connector.streaming.server_start import ServerStart
-from connector.binlog.position import SourceOffset
 from connector.binlog.reader import ConnectionParams
 from connector.binlog.tls import database_tls
 from connector.config.loaders import LoadedConfig
-from connector.config.modes import NewTablesMode, SnapshotMode
+from connector.config.modes import SnapshotMode
 from connector.config.settings import OFFSETS_FILE, OFFSETS_KAFKA, Settings
 from connector.converters.base import ValueSettings
 from connector.converters.mappers import column_mapper_rules, mapper_lookup
 from connector.converters.registry import unusable_column
-from connector.converters.snapshot_conv import allow_binary_vectors, pymysql_conversions
-from connector.coordinator import Coordinator, SnapshotRemainder
+from connector.coordinator import Coordinator
 from connector.dispatch.snapshot_emitter import DispatcherSnapshotEmitter
 from connector.dispatch.dispatcher import Dispatcher, run_encoder
 from connector.dispatch.encode_pool import EncodePool
@@ -35,6 +32,7 @@ from connector.events.records import HeaderFormat
 from connector.transforms import build_chain
 from connector.config.table_filter import ColumnFilter, TableFilter
 from connector.errors import ServerSetupError, Where
+from connector.ha import HaState, KafkaLease, exit_unless_stopped, is_fenced, stepped_down
 from connector.events.table_schema import TableSchemaBuilder, message_key_columns, source_type_propagation
 from connector.kafka.ack_poller import AckPoller
 from connector.kafka.errors import KafkaDeliveryError
@@ -52,19 +50,15 @@ from connector.schema.guardrail import check_guardrail
 from connector.schema.live import LiveSchema
 from connector.schema.tracker import build_schema_tracker
 from connector.shutdown import ShutdownToken
-from connector.notifications.service import InitialNotifications, Notifier, build_notifier
+from connector.notifications.service import build_notifier
 from connector.signal_wiring import signal_emitter
+from connector.snapshot_wiring import InitialSnapshotSource, new_table_snapshot, snapshot_remainder
 from connector.streaming.loop import EventReader
 from connector.streaming.source import BinlogStreamingSource
 from connector.transforms.config import transform_settings
 from schema_history.model import TableId
-from snapshot.ghost_rows import GhostSweep, live_keys
-from snapshot.initial import InitialSnapshot, SnapshotOptions, SnapshotSource, SnapshotStart
 from snapshot.metrics import SnapshotMetrics
 from snapshot.modes import SnapshotPolicy, policy_for
-from snapshot.plan import SnapshotQueries
-from snapshot.new_tables import NewTables
-from snapshot.remainder import remainder_context
 
 log = logging.getLogger(__name__)
 
@@ -162,22 +156,57 @@ class Daemon:
         self.snapshot_metrics = SnapshotMetrics()
         # What snapshot.mode does at start (snapshot/modes.py); refuses unsupported modes before connecting.
         self.policy = snapshot_policy(self.settings)
+        ha = self.settings.ha
+        self.ha_state = HaState(ha.instance_id) if ha.enabled else None
+        self.lost_lease: str | None = None  # why this instance stepped down (HA), once it did
+        self._dispatcher: Dispatcher | None = None
 
     # ---------------------------------------------------------------- wiring
     def tables_for_topic(self, topic: str) -> list[TableId]:
         """The captured tables whose records go to `topic` (for errors that name a topic)."""
-        dispatcher = getattr(self, "_dispatcher", None)
+        dispatcher = self._dispatcher
         return dispatcher.tables_for_topic(topic) if dispatcher is not None else []
 
     def run(self) -> int:
-        s = self.settings
         for warning in self.loaded.warnings:
             log.warning("%s", warning)
+        metrics = self._start_metrics()  # first: a standby answers /health and /metrics while it waits
+        lease = None
+        try:
+            if self.ha_state is not None:
+                lease = KafkaLease(self.settings.ha, self.settings.kafka.producer, self.ha_state, self._lease_lost)
+                self.phase = "standby"
+                self._write_status(force=True)
+                if not lease.acquire(self.token.wait):
+                    return 0  # stopped while waiting
+            return self._run_active()
+        finally:
+            if lease is not None:
+                lease.release()  # after the final commit: a standby's init_transactions would fence it
+            if metrics is not None:
+                metrics.stop()
+
+    def _lease_lost(self, reason: str) -> None:
+        """From the lease thread: stop; the transactional producer refuses whatever this instance still sends."""
+        self.lost_lease = reason
+        self.token.request()
+        exit_unless_stopped(self.ha_state, reason, self.settings.ha.takeover_ms / 1000)
+
+    def _run_active(self) -> int:
+        s = self.settings
         log.info("binlog-cdc starting: topic.prefix=%s database=%s:%s", s.topics.prefix, s.database.hostname,
                  s.database.port)
         if s.snapshot.mode == SnapshotMode.NEVER:
             log.warning("snapshot.mode=never is Debezium 2's name (Debezium 3.6 refuses it); the 3.6 spelling is "
                         "snapshot.mode=configuration_based with snapshot.mode.configuration.based.start.stream=true")
+        # max.queue.size(.in.bytes) bound Debezium's queue to Kafka: here the records not acknowledged yet
+        writer = KafkaWriter(s.kafka.producer, max_in_flight_records=max(1, s.max_queue_size),
+                             max_in_flight_bytes=s.max_queue_size_in_bytes or None, should_stop=None,
+                             poll_on_send=False)
+        if self.ha_state is not None:
+            # Fence at once: init_transactions bumps the shared transactional.id's epoch (Kafka refuses a former active
+            # instance's writes, aborts its open transaction); offsets read after it include all it committed.
+            writer.begin_transaction()
         params = connection_params(s)
         ctl = dbconn.connect(params)
         info = dbconn.server_info(ctl)
@@ -187,11 +216,6 @@ class Daemon:
         dbconn.check_server_id_unique(ctl, s.database.server_id)
         log.info("source server %s (%s), gtid_mode=%s", info.version, info.flavor, info.gtid_mode)
 
-        # max.queue.size / max.queue.size.in.bytes bound Debezium's queue between the reader and Kafka; here the
-        # records handed to the producer and not yet acknowledged are that queue.
-        writer = KafkaWriter(s.kafka.producer, max_in_flight_records=max(1, s.max_queue_size),
-                             max_in_flight_bytes=s.max_queue_size_in_bytes or None, should_stop=None,
-                             poll_on_send=False)
         if writer.transactional and s.offsets.store != OFFSETS_KAFKA:
             raise ServerSetupError(
                 "transactional.id is set (exactly-once delivery) but offsets are not stored in Kafka: set "
@@ -224,8 +248,8 @@ class Daemon:
         else:
             committer = OffsetCommitter(tracker, offsets, s.offsets.flush_interval_ms)
         self._writer, self._dispatcher, self._committer = writer, dispatcher, committer
-        metrics = self._start_metrics(dispatcher)
-        poller = self._poller = AckPoller(writer).start()
+        poller = self._poller = AckPoller(writer, on_error=(lambda e: is_fenced(e) and self._lease_lost(f"fenced: {e}"))
+                                          if self.ha_state is not None else None).start()
         sig = s.signals
         notifier = build_notifier(sig.notification_channels, s.topics.prefix, sig.notification_topic, dispatcher)
         snapshots = InitialSnapshotSource(s, params, info, schema, table_filter, dispatcher, self.token,
@@ -237,7 +261,8 @@ class Daemon:
                                           idle=dispatcher.pipeline.idle if dispatcher.pipeline is not None else None,
                                           committed=lambda: committer.last_committed, on_reader=self._reader_open,
                                           signals=signal_emitter(s, params, dispatcher,
-                                                                 DispatcherSnapshotEmitter(dispatcher, self._housekeeping),
+                                                                 DispatcherSnapshotEmitter(dispatcher,
+                                                                                           self._housekeeping),
                                                                  self.token, self.snapshot_metrics, notifier,
                                                                  is_mariadb=info.is_mariadb))
         coordinator = Coordinator(self.policy, stored, ServerStart(s, info, ctl, schema, live, table_filter),
@@ -263,19 +288,21 @@ class Daemon:
                 schema.close()
                 ctl.close()
                 self._write_status(force=True)
-                if metrics is not None:
-                    metrics.stop()
 
-    def _start_metrics(self, dispatcher: Dispatcher) -> MetricsServer | None:
+    def _start_metrics(self) -> MetricsServer | None:
         s = self.settings
         if not s.metrics_port:
             return None
-        c = dispatcher.counters
-        schema = dispatcher.schema
-        collector = StreamingCollector(s.topics.prefix, self.stats, lambda: c.data_events, lambda: c.records_sent,
-                                       lambda: c.records_acked, lambda: getattr(schema, "ddl_fallbacks", 0),
-                                       tags=s.metric_tags)
-        return MetricsServer(s.metrics_host, s.metrics_port, build_registry(collector), self.stats).start()
+
+        def counter(name: str) -> Callable[[], int]:  # 0 on a standby: it has no dispatcher yet
+            return lambda: getattr(self._dispatcher.counters, name) if self._dispatcher is not None else 0
+
+        collector = StreamingCollector(
+            s.topics.prefix, self.stats, counter("data_events"), counter("records_sent"), counter("records_acked"),
+            lambda: getattr(self._dispatcher.schema, "ddl_fallbacks", 0) if self._dispatcher is not None else 0,
+            ha=self.ha_state, tags=s.metric_tags)
+        return MetricsServer(s.metrics_host, s.metrics_port, build_registry(collector), self.stats,
+                             ha=self.ha_state).start()
 
     def _snapshot_started(self) -> None:
         self.phase = "snapshot"
@@ -321,8 +348,14 @@ class Daemon:
         self.stats.phase = self.phase  # the health endpoint reads it, with or without a status file
         if not force and not self.status.due():
             return
+        ha = ({"instance": self.ha_state.instance_id, "role": str(self.ha_state.role)}
+              if self.ha_state is not None else None)
+        if self._dispatcher is None:  # a standby: nothing runs yet
+            self.status.write({"phase": self.phase, "ha": ha}, force=force)
+            return
         reader = self.reader
         self.status.write({
+            "ha": ha,
             "phase": self.phase,
             "binlog_file": reader.file if reader else None,
             "binlog_pos": reader.next_pos if reader else None,
@@ -333,126 +366,33 @@ class Daemon:
         }, force=force)
 
 
-def snapshot_queries(settings: Settings) -> SnapshotQueries:
-    ss = settings.snapshot
-    return SnapshotQueries(ss.include_collection_list, ss.select_overrides, ss.tables_order_by_row_count,
-                           ss.min_row_count_to_stream_results, ss.fetch_size, settings.filters.table_include)
-
-
-def snapshot_remainder(settings: Settings, info: dbconn.ServerInfo, schema: Any,
-                       table_filter: TableFilter) -> SnapshotRemainder | None:
-    """How an interrupted initial snapshot's remainder is read: as an incremental snapshot between watermarks
-    (connector/signal_wiring.py). Rows in a signal table the connector writes, or, with none (the default) or
-    read.only=true, what the server says without any write: the executed GTID set on MySQL with GTIDs, the chunk
-    view's binlog position on MariaDB. None on MySQL without GTIDs and no writable signal table: the snapshot
-    starts over (snapshot/ghost_rows.py keeps consumers free of ghost rows)."""
-    sig = settings.signals
-    writes = sig.data_collection is not None and "source" in sig.channels and not sig.read_only
-    if not writes and not (info.is_mariadb or info.gtid_mode):
-        return None
-    queries = snapshot_queries(settings)
-    return lambda point: remainder_context(point, schema, table_filter.table_included, queries)
-
-
-def new_table_snapshot(settings: Settings, info: dbconn.ServerInfo, schema: Any,
-                       table_filter: TableFilter) -> NewTables | None:
-    """`snapshot.new.tables=incremental` (snapshot/new_tables.py), refused when no incremental snapshot can run
-    here: the configuration check (a signal table) cannot know the server's GTID mode, which read.only needs."""
-    if settings.snapshot.new_tables != NewTablesMode.INCREMENTAL:
-        return None
-    if settings.signals.read_only and (info.is_mariadb or not info.gtid_mode):
-        raise ServerSetupError("snapshot.new.tables=incremental with read.only=true reads new tables with GTID "
-                               "watermarks, which need MySQL with gtid_mode=ON",
-                               fix="set read.only=false (watermarks in signal.data.collection) or "
-                                   "snapshot.new.tables=off")
-    return NewTables(settings.filters, schema, table_filter.table_included)
-
-
-class InitialSnapshotSource:
-    """The coordinator's `SnapshotSource`: snapshot/initial.py over fresh connections to the source server."""
-
-    def __init__(self, settings: Settings, params: ConnectionParams, info: dbconn.ServerInfo, schema: Any,
-                 table_filter: TableFilter, dispatcher: Dispatcher, token: ShutdownToken, metrics: SnapshotMetrics,
-                 *, housekeeping: Callable[[], None], on_start: Callable[[], None],
-                 notifier: Notifier | None = None,
-                 read_topic: Callable[[str], Iterable[tuple[bytes | None, bytes | None]]] | None = None) -> None:
-        self._s, self._params, self._info = settings, params, info
-        self._read_topic = read_topic  # what consumers of a data topic hold (snapshot/ghost_rows.py)
-        self._schema, self._filter, self._dispatcher = schema, table_filter, dispatcher
-        self._token, self._metrics = token, metrics
-        self._housekeeping, self._on_start = housekeeping, on_start
-        self._notifier = notifier
-
-    def snapshot(self, *, with_data: bool = True, recovery_offset: SourceOffset | None = None,
-                 after_interrupted: bool = False) -> SourceOffset:
-        self._on_start()
-        self._schema.reset()
-        self._dispatcher.reset_snapshot_schema()  # blocking snapshots replay this snapshot's schema records
-        conv = pymysql_conversions()
-        # PyMySQL cannot read MySQL 9 VECTOR columns unless told they are binary.
-        allow_binary_vectors()
-        params = self._params
-
-        def connect() -> pymysql.connections.Connection:
-            return dbconn.connect(params, autocommit=False, conv=conv, init_command="SET time_zone='+00:00'")
-
-        ss = self._s.snapshot
-        queries = snapshot_queries(self._s)
-        dispatcher = self._dispatcher
-        snap = InitialSnapshot(
-            SnapshotSource(connect, self._filter, use_gtids=self._info.gtid_mode),
-            DispatcherSnapshotEmitter(dispatcher, self._housekeeping),
-            SnapshotOptions(locking_mode=ss.locking_mode, lock_timeout_ms=ss.lock_timeout_ms, queries=queries,
-                            max_threads=ss.max_threads, resumable=ss.resume_enabled, with_data=with_data),
-            SnapshotStart(recovery_offset=recovery_offset, ghosts=self._ghost_sweep(after_interrupted and with_data)),
-            self._metrics, self._initial_notifications())
-        if ss.delay_ms and recovery_offset is None:
-            log.info("snapshot.delay.ms: waiting %d ms before the snapshot starts", ss.delay_ms)
-            self._token.wait(ss.delay_ms / 1000)
-            if self._token.requested:
-                raise InterruptedError("stopped during snapshot.delay.ms")
-        result = snap.run(should_stop=lambda: self._token.requested)
-        dispatcher.end_snapshot(result.offset)
-        # With no data (no_data mode, or empty tables) no record may carry the completed offset: record it anyway.
-        dispatcher.tracker.observe(result.offset.to_map())
-        return result.offset
-
-
-    def skipped(self) -> None:
-        self._metrics.snapshot_skipped()
-        notifications = self._initial_notifications()
-        if notifications is not None:
-            notifications.skipped()
-
-    def _ghost_sweep(self, wanted: bool) -> GhostSweep | None:
-        read = self._read_topic
-        if not wanted or read is None:
-            return None
-        return GhostSweep(lambda topic: live_keys(read(topic)))
-
-    def _initial_notifications(self) -> InitialNotifications | None:
-        if self._notifier is None or not self._notifier.enabled:
-            return None
-        signals = self._s.signals.data_collection
-        return InitialNotifications(self._notifier, TableId.parse_identifier(signals) if signals else None)
-
-
 def run(loaded: LoadedConfig, token: ShutdownToken, status_path: Path | None = None) -> int:
     """0 after a clean stop; failures propagate to `connector.cli.main`, which maps them to exit codes."""
     daemon = Daemon(loaded, token, status_path)
     try:
-        return daemon.run()
-    except KafkaDeliveryError as exc:
+        code = daemon.run()
+    except Exception as exc:
+        down = stepped_down(daemon.ha_state, daemon.lost_lease, exc)  # HA: another instance took over
+        if down is not None:
+            raise down from exc
+        return _failed(daemon, token, exc)
+    down = stepped_down(daemon.ha_state, daemon.lost_lease, None)
+    if down is not None:
+        raise down
+    return code
+
+
+def _failed(daemon: Daemon, token: ShutdownToken, exc: Exception) -> int:
+    if isinstance(exc, KafkaDeliveryError):
         # Kafka refused a record (an invalid or forbidden topic, a record too large): name the tables written to
         # that topic; offsets cover only what was acknowledged, so a restart loses nothing.
         tables = daemon.tables_for_topic(exc.topic)
         if tables:
             exc.where = Where(topic=exc.topic, table=", ".join(t.dotted() for t in tables))
             exc.fix = "fix the topic (name, ACLs, size limits) or route the table elsewhere, then restart"
-        raise
-    except InterruptedError as exc:
-        if not token.requested:
-            raise
+        raise exc
+    if isinstance(exc, InterruptedError) and token.requested:
         # A stop asked for during the snapshot: offsets were committed on the way out, nothing failed.
         log.info("%s; the next start resumes or retakes the snapshot", exc)
         return 0
+    raise exc

@@ -27,6 +27,7 @@ and renders as one line: `<cause> at <file:pos> table <t>: <statement...>. Fix: 
     │   ├── KafkaBackpressureTimeout (R)    no acknowledgement within the send timeout
     │   ├── KafkaWriterInterrupted (R)      shutdown requested while blocked on back-pressure
     │   ├── KafkaTransactionAborted (R)     the transaction was aborted: restart from the committed offset
+    │   ├── SteppedDown (R)                 connector/ha: another instance took over (HA); a restart is a standby
     │   ├── SchemaRegistryError (T)         the registry refused a schema (IncompatibleSchemaError: HTTP 409)
     │   └── SchemaRegistryUnavailable (R)   the registry cannot be reached
     └── OffsetStoreError                    the offsets file/topic (connector/offsets/store.py re-exports these)

@@ -201,6 +201,18 @@ FIELDS: tuple[Field, ...] = (
       "their change events beside the connector's process (which reads the binlog, tracks offsets and produces), "
       "for machines with cores to spare; records keep binlog order. Not used for rows events with "
       "provide.transaction.metadata=true. 0: everything in the connector's process. JSON converters only."),
+    F("ha.enabled", "false", as_bool, "High availability: instances started with the same configuration elect one "
+      "active instance through a Kafka consumer group on ha.lease.topic; the others wait as standbys and one takes "
+      "over from the committed offsets when the active one dies. Needs exactly-once delivery "
+      "(producer transactional.id and offsets in a Kafka topic): the shared transactional.id fences a former active "
+      "instance that comes back (docs/OPERATIONS.md)."),
+    F("ha.takeover.ms", "10000", as_positive_int, "With ha.enabled: the time within which a standby takes over from "
+      "an active instance that died, froze or lost Kafka. The lease's consumer session.timeout.ms is 60% of it, which "
+      "the brokers' group.min.session.timeout.ms (6000 on Apache Kafka) must allow."),
+    F("ha.lease.topic", None, as_str, "With ha.enabled: the single-partition topic whose consumer group elects the "
+      "active instance (the member assigned partition 0); default <topic.prefix>.ha-lease, created if missing."),
+    F("ha.instance.id", None, as_str, "With ha.enabled: this instance's name in logs, /health and metrics; default "
+      "<hostname>-<pid>."),
     F("binlog.purge.check.interval.ms", "300000", as_non_negative_int, "How often the stored position is compared "
       "with the server's binary logs and the time left before it is purged is estimated; 0 checks only at start."),
     # --- GTID

@@ -18,6 +18,7 @@ from connector.config.event_settings import EventSettings, TopicSettings
 from connector.config.families import column_mappers, select_overrides
 from connector.config.custom_converters import custom_converters
 from connector.config.fields import BY_NAME, FIELDS
+from connector.config.ha_settings import HaSettings, ha_problems, ha_settings
 from connector.config.kafka_settings import KafkaSettings
 from connector.config.secret import Secret
 from connector.config.snapshot_settings import ConfigurationBasedSettings, SnapshotSettings
@@ -76,6 +77,7 @@ class Settings:
     # encode.workers: processes rendering change events (connector/dispatch/encode_pool.py); 0: none
     encode_workers: int = prop("encode.workers")
     signals: SignalSettings = field(default_factory=SignalSettings)
+    ha: HaSettings = field(default_factory=HaSettings)  # high availability (connector/ha/)
     transforms: TransformSettings = field(default_factory=TransformSettings)
 
     @property
@@ -151,7 +153,9 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
     settings = read_declared(
         Settings, r, name=name, topics=topics, database=database, filters=filters, events=events, snapshot=snapshot,
         history=history, offsets=offsets, kafka=kafka, gtid_source=read_declared(GtidSourceSettings, r),
-        signals=signal_settings(r), transforms=transforms)
+        signals=signal_settings(r), ha=ha_settings(r, prefix), transforms=transforms)
+    r.problems += ha_problems(settings.ha, "transactional.id" in kafka.producer, offsets.store == OFFSETS_KAFKA,
+                              history.store == HISTORY_KAFKA)
     if settings.encode_workers and "avro" in (kafka.key_format, kafka.value_format):
         # AvroConverter registers each new schema as it meets it: from several processes the registry's ids
         # would come in another order than Debezium's (one converter), so workers are for JSON only.

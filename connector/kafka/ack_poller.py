@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import Protocol
 
 __all__ = ["AckPoller"]
@@ -21,8 +22,10 @@ class AckPoller:
     lag behind what Kafka already has. A failure is kept and re-raised on the main thread.
     """
 
-    def __init__(self, writer: Pollable, interval_s: float = 0.05) -> None:
+    def __init__(self, writer: Pollable, interval_s: float = 0.05,
+                 on_error: Callable[[BaseException], object] | None = None) -> None:
         self._writer = writer
+        self._on_error = on_error  # told at once, from this thread (the main thread may be blocked elsewhere)
         self._interval_s = interval_s
         self._stop = threading.Event()
         self.error: BaseException | None = None
@@ -38,6 +41,8 @@ class AckPoller:
                 self._writer.poll(self._interval_s)
             except BaseException as exc:  # handed to the main thread by check()
                 self.error = exc
+                if self._on_error is not None:
+                    self._on_error(exc)
                 return
 
     def check(self) -> None:

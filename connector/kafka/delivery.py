@@ -23,11 +23,27 @@ from confluent_kafka import KafkaError
 from connector.kafka.errors import (
     KafkaBackpressureTimeout,
     KafkaDeliveryError,
+    KafkaTransactionFatal,
     KafkaWriterError,
     KafkaWriterInterrupted,
 )
 
-__all__ = ["Deliveries"]
+__all__ = ["FENCED_CODES", "Deliveries", "is_fenced"]
+
+# Another producer with our transactional.id took over: retrying would only fight it.
+FENCED_CODES = frozenset({
+    KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH, KafkaError._FENCED,
+    KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
+})
+
+
+def is_fenced(exc: BaseException) -> bool:
+    """`exc` says a newer producer with our transactional.id fenced this one (a delivery or transaction failure)."""
+    if isinstance(exc, KafkaTransactionFatal):
+        return True
+    err = getattr(exc, "error", None)  # KafkaDeliveryError carries the KafkaError
+    return isinstance(err, KafkaError) and err.code() in FENCED_CODES
+
 
 logger = logging.getLogger(__name__)
 
@@ -169,7 +185,8 @@ class Deliveries:
             # committed, but not a failure of the writer either.
             logger.debug("%s", failure)
             return
-        logger.error("%s", failure)
+        # fenced: every record in flight fails alike; the first failure ends the run with one line
+        logger.log(logging.DEBUG if err.code() in FENCED_CODES else logging.ERROR, "%s", failure)
         self.fail(failure)
 
     def group_callback(self, topic: str, count: int, size: int, on_ack: Callable[[], None]) -> Callable[..., None]:

@@ -38,7 +38,7 @@ from confluent_kafka import KafkaError, KafkaException, Producer
 
 from connector.java.partitioner import java_default_partition, java_murmur2
 from connector.kafka.admin import TopicAdmin, TopicDescription, TopicSpec
-from connector.kafka.delivery import Deliveries
+from connector.kafka.delivery import FENCED_CODES, Deliveries
 from connector.kafka.errors import (
     KafkaBackpressureTimeout,
     KafkaConfigError,
@@ -85,11 +85,6 @@ class OutRecord:
     partition: int | None = None
 
 
-# Another producer with our transactional.id took over: retrying would only fight it.
-_FENCED_CODES = frozenset({
-    KafkaError.PRODUCER_FENCED, KafkaError.INVALID_PRODUCER_EPOCH, KafkaError._FENCED,
-    KafkaError.TRANSACTIONAL_ID_AUTHORIZATION_FAILED,
-})
 
 PRODUCER_FIX = ("correct the producer property named (debezium.sink.kafka.producer.<name>, Java or librdkafka "
                 "spelling; librdkafka may name its own alias, e.g. compression.codec for compression.type)")
@@ -208,7 +203,7 @@ class KafkaWriter:
                 err = exc.args[0]
                 failure: KafkaWriterError
                 if self._transactional and isinstance(err, KafkaError) and (
-                        err.fatal() or err.code() in _FENCED_CODES or err.code() == KafkaError._STATE):
+                        err.fatal() or err.code() in FENCED_CODES or err.code() == KafkaError._STATE):
                     # A fenced transactional producer refuses produce() with a state error before any commit
                     # reports the fencing: the same terminal failure as a fenced commit.
                     failure = self._fenced(f"produce to {record.topic}", err)
@@ -343,7 +338,7 @@ class KafkaWriter:
 
     def _transaction_failure(self, action: str, exc: KafkaException, timeout_s: float) -> KafkaWriterError:
         err = exc.args[0]
-        if err.fatal() or err.code() in _FENCED_CODES:
+        if err.fatal() or err.code() in FENCED_CODES:
             failure: KafkaWriterError = self._fenced(f"{action} transaction", err)
         else:
             self._abort_quietly(timeout_s)
@@ -390,7 +385,7 @@ class KafkaWriter:
         earlier = self._deliveries.failure
         if earlier is not None:
             err = getattr(earlier, "error", None)
-            if isinstance(err, KafkaError) and (err.fatal() or err.code() in _FENCED_CODES):
+            if isinstance(err, KafkaError) and (err.fatal() or err.code() in FENCED_CODES):
                 raise KafkaTransactionFatal(f"transaction cannot commit: {earlier}") from earlier
             self._abort_quietly(timeout_s)
             raise KafkaTransactionAborted(f"transaction aborted after an earlier failure: {earlier}") from earlier

@@ -7,7 +7,8 @@ MBean attribute names (`debezium.mysql:type=connector-metrics,context=streaming,
 registry is our own, never prometheus_client's global one (two daemons in one process must not collide).
 
 `/health` answers 200 `{"status": "UP", ...}` while the connector runs and its binlog connection is up or
-was lost less than `down_after_s` ago (reconnects with backoff are normal), else 503 `DOWN`.
+was lost less than `down_after_s` ago (reconnects with backoff are normal), else 503 `DOWN`. With `ha.enabled`
+it also says who is active (`role`: standby, active, stepped-down; `instance`): a waiting standby is UP.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from typing import Callable, Iterator
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily, InfoMetricFamily
 from prometheus_client.registry import Collector
+
+from connector.ha.state import HaRole, HaState
 
 log = logging.getLogger(__name__)
 
@@ -82,12 +85,14 @@ class StreamingCollector(Collector):
 
     def __init__(self, server: str, stats: StreamingStats, data_events: Callable[[], int],
                  records_sent: Callable[[], int], records_acked: Callable[[], int],
-                 ddl_fallbacks: Callable[[], int] = lambda: 0, tags: tuple[tuple[str, str], ...] = ()) -> None:
+                 ddl_fallbacks: Callable[[], int] = lambda: 0, tags: tuple[tuple[str, str], ...] = (),
+                 ha: HaState | None = None) -> None:
         # custom.metric.tags follow `server` as Debezium's MBean name puts them after it; a `server` tag replaces
         # the value, as Debezium's LinkedHashMap.putAll does
         labels = {"server": server, **dict(tags)}
         self._label_names = list(labels)
         self._label_values = list(labels.values())
+        self._ha = ha
         self._stats = stats
         self._data_events = data_events
         self._sent = records_sent
@@ -134,11 +139,25 @@ class StreamingCollector(Collector):
                           "by binlog expiry; -1 unknown or no expiry (binlog-cdc)", s.purge_seconds_left)
         yield self._gauge("BinlogPositionAvailable", "0 if the stored position was purged (binlog-cdc)",
                           1 if s.purge_position_available else 0)
+        if self._ha is not None:
+            yield from self._ha_metrics(self._ha)
+
+    def _ha_metrics(self, ha: HaState) -> Iterator:
+        active = GaugeMetricFamily(PREFIX + "HaActive", "1 while this instance holds the HA lease and writes, 0 as "
+                                   "a standby or after stepping down (binlog-cdc)",
+                                   labels=[*self._label_names, "instance"])
+        active.add_metric([*self._label_values, ha.instance_id], 1 if ha.role == HaRole.ACTIVE else 0)
+        yield active
+        info = InfoMetricFamily(PREFIX + "Ha", "This instance's HA role (binlog-cdc)", labels=self._label_names)
+        info.add_metric(self._label_values, {"instance": ha.instance_id, "role": str(ha.role)})
+        yield info
 
 
-def health(stats: StreamingStats, down_after_s: float) -> tuple[int, dict]:
+def health(stats: StreamingStats, down_after_s: float, ha: HaState | None = None) -> tuple[int, dict]:
     body = {"status": "UP", "phase": stats.phase, "connected": stats.connected,
             "binlog": f"{stats.binlog_filename}:{stats.binlog_position}"}
+    if ha is not None:
+        body["role"], body["instance"] = str(ha.role), ha.instance_id
     down = stats.phase in ("stopped", "failed") or (
         stats.phase == "streaming" and not stats.connected and stats.disconnected_since is not None
         and time.monotonic() - stats.disconnected_since > down_after_s)
@@ -152,7 +171,7 @@ class MetricsServer:
     """`/metrics` (Prometheus text format) and `/health` (JSON) on a daemon thread."""
 
     def __init__(self, host: str, port: int, registry: CollectorRegistry, stats: StreamingStats,
-                 down_after_s: float = 60.0) -> None:
+                 down_after_s: float = 60.0, ha: HaState | None = None) -> None:
         registry_, stats_ = registry, stats
 
         class Handler(BaseHTTPRequestHandler):
@@ -161,7 +180,7 @@ class MetricsServer:
                 if path == "/metrics":
                     self._reply(200, generate_latest(registry_), "text/plain; version=0.0.4; charset=utf-8")
                 elif path in ("/health", "/q/health"):
-                    code, body = health(stats_, down_after_s)
+                    code, body = health(stats_, down_after_s, ha)
                     self._reply(code, json.dumps(body).encode(), "application/json")
                 else:
                     self._reply(404, b"not found\n", "text/plain")

@@ -13,8 +13,10 @@ TOP = ("connector", "snapshot", "schema_history", "spark_sink")
 # Circles that exist today and are being taken apart: each entry may only disappear. The change types
 # (EventSource, RowChange, EventPositions) move from streaming/handler.py to events/ with the fused row path.
 KNOWN_CIRCLES: set[frozenset[str]] = {frozenset({"connector.dispatch", "connector.streaming"})}
-# The only modules that may import snapshot/: the composition root, its signal wiring, the coordinator, the CLI.
-SNAPSHOT_IMPORTERS = {"connector.daemon", "connector.signal_wiring", "connector.coordinator", "connector.cli"}
+# The only modules that may import snapshot/: the composition root, its signal and snapshot wiring, the coordinator,
+# the CLI.
+SNAPSHOT_IMPORTERS = {"connector.daemon", "connector.signal_wiring", "connector.snapshot_wiring", "connector.coordinator",
+                      "connector.cli"}
 
 
 def _package(module: str) -> str:

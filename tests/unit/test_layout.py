@@ -7,7 +7,8 @@ from pathlib import Path
 import connector
 
 ROOT = Path(__file__).resolve().parents[2]
-ROOT_MODULES = {"__init__.py", "cli.py", "coordinator.py", "daemon.py", "signal_wiring.py", "errors.py", "shutdown.py"}
+ROOT_MODULES = {"__init__.py", "cli.py", "coordinator.py", "daemon.py", "signal_wiring.py", "snapshot_wiring.py",
+                "errors.py", "shutdown.py"}
 MAX_LINES = 500
 
 
