@@ -50,10 +50,16 @@ def row_renderer(ts: TableSchema) -> RowRenderer | None:
     key_bytes = ts.key_bytes_from_key
     # the key's columns converted on their own (the image writer keeps no converted values)
     key_converters = tuple((i, ts.converters[i].from_binlog) for i in key_indexes)
+    plain_key: Callable[[Sequence[Any]], tuple] | None = None
+    if key_converters and all(convert is None for _, convert in key_converters):
+        plain_key = (itemgetter(*key_indexes) if len(key_indexes) > 1
+                     else (lambda image, i=key_indexes[0]: (image[i],)))
 
     def key_for(image: Sequence[Any]) -> bytes | None:
         if not key_converters:
             return None
+        if plain_key is not None:  # no key column converts its values (an integer primary key)
+            return key_bytes(plain_key(image))
         key = []
         for i, convert in key_converters:
             value = image[i]
