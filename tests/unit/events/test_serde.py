@@ -95,3 +95,26 @@ def test_schema_json_is_cached_per_instance() -> None:
     schema = struct("s", [("a", S(Type.INT64))])
     assert schema.json is schema.json
     assert schema.writer is schema.writer
+
+
+def test_decimal_unscaled_value_truncates_toward_zero_like_the_digit_tuple() -> None:
+    """The ratio-based unscaled value equals the digit-tuple arithmetic it replaced (value * 10**scale, truncated
+    toward zero), on seeded random decimals of up to 65 digits and every relation of exponent and scale."""
+    import random
+
+    def by_digits(value: Decimal, scale: int) -> int:
+        sign, digits, exponent = value.as_tuple()
+        assert isinstance(exponent, int)
+        unscaled = int("".join(map(str, digits)) or "0")
+        shift = exponent + scale
+        unscaled = unscaled * 10**shift if shift >= 0 else unscaled // 10 ** (-shift)
+        return -unscaled if sign else unscaled
+
+    rng = random.Random(27)
+    for _ in range(20_000):
+        value = Decimal(rng.randint(-10**65, 10**65)).scaleb(-rng.randint(0, 30))
+        scale = rng.randint(0, 30)
+        unscaled = int.from_bytes(decimal_unscaled_bytes(value, scale), "big", signed=True)
+        assert unscaled == by_digits(value, scale), (value, scale)
+    with pytest.raises(DataError):
+        decimal_unscaled_bytes(Decimal("NaN"), 2)

@@ -1,0 +1,93 @@
+"""Per table version: a decoded binlog row image → its value JSON text, in one generated function (issue 27).
+
+The general path converts an image (`TableSchema.convert_binlog_row`, a compiled list of Connect values) and
+then writes it (the value schema's compiled struct writer): two calls, a list and an unpack per image, a call
+per converted column and another per written one. For the fused row path (row_renderer.py) both are one
+function per table version: column i's decoded value goes through its converter straight into its field's
+writer, ints and booleans inlined, the text joined once. It writes what `write(convert(image))` writes, and
+declines (raises `Declined`) wherever that pair would do something else than convert and write one value:
+- a NULL where the column has a fallback (a zero date in a NOT NULL column: the general path substitutes it);
+- a converter that answers None for a value (the general path would write the field's null);
+- a NULL in a required field (the general path raises the error naming the column);
+- a BYTES value of at least `big_at` bytes (written straight into bytes by serde/big_bytes.py).
+The row then takes the general path. As in connector/serde/struct_compiler.py, the generated source holds
+only identifiers and integers built here; converters, writers, prefixes and null texts come in as default
+arguments (locals).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, NoReturn, Sequence
+
+from connector.serde.struct_compiler import StructField
+
+__all__ = ["Declined", "ImageColumn", "ImageWriter", "compile_image_writer"]
+
+# a row image in table column order → its value JSON text (or Declined)
+ImageWriter = Callable[[Sequence[Any]], str]
+
+_MAX_COLUMNS = 1000  # as the other compilers: wider tables keep the general path
+
+
+class Declined(LookupError):
+    """The image needs the general path (one of the cases in the module docstring)."""
+
+
+def _decline() -> NoReturn:
+    raise Declined
+
+
+@dataclass(frozen=True)
+class ImageColumn:
+    """What the generated writer needs of one column (in table column order = value field order)."""
+
+    convert: Callable[[Any], Any] | None  # the binlog value → its Connect value (None: as it is)
+    field: StructField  # the value schema's field: prefix, writer, null text, message
+    has_fallback: bool  # a NULL becomes a substitute value on the general path
+    is_bytes: bool  # a BYTES field: BLOB-sized values decline
+
+
+def compile_image_writer(columns: Sequence[ImageColumn], *, int_writer: Callable[[Any], str],
+                         bool_writer: Callable[[Any], str], big_at: int) -> ImageWriter | None:
+    """The generated writer, or None for a table without columns or too wide to be worth it."""
+    count = len(columns)
+    if not count or count > _MAX_COLUMNS:
+        return None
+    defaults: dict[str, Any] = {"_decline": _decline, "_int": int_writer, "_big": big_at}
+    parts: list[str] = []
+    for i, column in enumerate(columns):
+        prefix, write, null_text, _message = column.field
+        defaults[f"p{i}"] = prefix
+        v, c = f"v{i}", f"c{i}"
+        if column.convert is not None:
+            defaults[f"f{i}"] = column.convert
+            value, guard = c, f"({c} := f{i}({v})) is not None"
+        else:
+            value, guard = v, ""
+        if column.is_bytes:
+            guard = f"{guard} and len({value}) < _big" if guard else f"len({value}) < _big"
+        if write is int_writer:
+            text = f"(str({value}) if type({value}) is int else _int({value}))"
+        elif write is bool_writer:
+            text = f'("true" if {value} else "false")'
+        else:
+            defaults[f"w{i}"] = write
+            text = f"w{i}({value})"
+        if guard:
+            text = f"({text} if {guard} else _decline())"
+        if null_text is None or column.has_fallback:
+            parts.append(f"p{i}, (_decline() if {v} is None else {text})")
+        else:
+            defaults[f"n{i}"] = null_text
+            parts.append(f"p{i}, (n{i} if {v} is None else {text})")
+    source = "\n".join([
+        f"def write_image(image, *, {', '.join(f'{k}={k}' for k in defaults)}):",
+        f"    if len(image) != {count}:",
+        "        _decline()",
+        f"    {', '.join(f'v{i}' for i in range(count))}, = image",
+        f"    return ''.join(({', '.join(parts)}, '}}'))",
+    ])
+    namespace: dict[str, Any] = dict(defaults)
+    exec(compile(source, "<image writer>", "exec"), namespace)  # noqa: S102 - source built from identifiers only
+    return namespace["write_image"]
