@@ -29,12 +29,14 @@ _HOMES = {
     "spark_sink.connect_schema": ("ConnectField", "from_avro", "from_connect_json"),
     "spark_sink.ddl_schema": ("schemas_from_history",),
     "spark_sink.decoder": ("KAFKA_COLUMNS", "META_COLUMNS", "TableLayout"),
+    "spark_sink.evolution": ("SchemaEvolution", "SchemaChangeRefused"),
+    "spark_sink.history": ("HistoryTarget",),
     "spark_sink.kafka_source": ("KafkaDataSource",),
     "spark_sink.ordering": ("latest_per_key",),
     "spark_sink.reader": ("DecodeOptions", "decode_batch", "decode_split", "discover_versions", "history_schemas",
                           "read_changes", "read_kafka", "split_records"),
     "spark_sink.semantic_types": ("TimeMode",),
-    "spark_sink.targets": ("DeltaTarget", "ParquetTarget", "SparkDeltaTarget", "Target", "read_current"),
+    "spark_sink.targets": ("DeltaTarget", "FanOut", "ParquetTarget", "SparkDeltaTarget", "Target", "read_current"),
     "spark_sink.registry": ("HttpSchemaRegistry", "RegistryConfig"),
     "spark_sink.wire": ("SchemaRegistry", "ValueFormat"),
 }
@@ -55,8 +57,9 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "ApplyResult", "ConnectField", "DecodeOptions", "DeltaTarget", "HttpSchemaRegistry",
-    "KAFKA_COLUMNS", "KafkaDataSource", "META_COLUMNS", "ParquetTarget", "RegistryConfig", "SchemaRegistry",
+    "ApplyResult", "ConnectField", "DecodeOptions", "DeltaTarget", "FanOut", "HistoryTarget", "HttpSchemaRegistry",
+    "KAFKA_COLUMNS", "KafkaDataSource", "META_COLUMNS", "ParquetTarget", "RegistryConfig", "SchemaChangeRefused",
+    "SchemaEvolution", "SchemaRegistry",
     "SparkDeltaTarget", "TableLayout", "Target", "TimeMode", "ValueFormat", "apply_changes",
     "decode_batch", "decode_split", "discover_versions", "from_avro", "from_connect_json",
     "history_schemas", "latest_per_key", "read_changes", "read_current", "read_kafka",

@@ -22,8 +22,9 @@ import orjson
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
+from spark_sink.evolution import BatchSchema, SchemaEvolution, TableDdl
 from spark_sink.ordering import STORED_ORDER, latest_per_key, later_than
-from spark_sink.reader import DecodeOptions, decode_split, split_records
+from spark_sink.reader import DecodeOptions, decode_split, discover_versions, split_records
 from spark_sink.semantic_types import TimeMode
 from spark_sink.targets import Target, target_for
 from spark_sink.wire import ValueFormat
@@ -33,6 +34,8 @@ __all__ = ["apply_changes", "ApplyResult", "key_columns"]
 logger = logging.getLogger(__name__)
 
 TargetSpec = Target | str | Callable[[str], Target]
+# The schema-change topic's DDL per change topic, or a function of the batch's change topics giving it.
+DdlSource = Mapping[str, Sequence[TableDdl]] | Callable[[Sequence[str]], Mapping[str, Sequence[TableDdl]]]
 
 
 @dataclass(frozen=True)
@@ -88,16 +91,21 @@ def _resolve_target(target: TargetSpec, topic: str, topics: int) -> Target:
 
 def apply_changes(df: DataFrame, target: TargetSpec, keys: Sequence[str] | Mapping[str, Sequence[str]] | None = None,
                   *, batch_id: int | None = None, soft_delete: bool = False,
-                  decode: DecodeOptions = DecodeOptions(time_mode=TimeMode.MICROS)) -> list[ApplyResult]:
+                  decode: DecodeOptions = DecodeOptions(time_mode=TimeMode.MICROS),
+                  evolution: SchemaEvolution = SchemaEvolution.LENIENT,
+                  ddls: DdlSource | None = None) -> list[ApplyResult]:
     """Apply a batch of changes to `target` (a path → Delta via ``deltalake``, a ``Target``,
     or ``topic -> Target`` for several topics). `df` is raw Kafka rows (as given to
     ``foreachBatch``), split rows (``read_kafka(split_values=...)``, the faster input) or rows
     already decoded by ``read_changes``/``decode_batch``.
-    Pass the ``foreachBatch`` batch id as `batch_id` to skip batches a target already has."""
+    Pass the ``foreachBatch`` batch id as `batch_id` to skip batches a target already has.
+    `evolution` is what a table does when its source's schema changed (``evolution``; `ddls`, the
+    schema-change topic's DDL per topic, tells renames from drops and is quoted by ``fail``)."""
     if decode.time_mode is not TimeMode.MICROS:
         # Delta and Parquet have no interval type; TIME is stored as signed microseconds.
         decode = replace(decode, time_mode=TimeMode.MICROS)
     raw: DataFrame | None = None
+    schemas: dict[str, BatchSchema] = {}
     if "__op" in df.columns:
         topics = [r["__topic"] for r in df.select("__topic").distinct().collect()]
         per_topic = {t: df.filter(F.col("__topic") == t) for t in topics}
@@ -105,13 +113,17 @@ def apply_changes(df: DataFrame, target: TargetSpec, keys: Sequence[str] | Mappi
         # One pass over Kafka: values split into schema version + body and cached, since
         # versions are discovered before the decoding plan can be built.
         raw = split_records(df, decode).persist()
-        per_topic = decode_split(raw, decode)
+        found = discover_versions(raw, decode)
+        by_topic = (ddls(sorted(found)) if callable(ddls) else ddls) or {}
+        schemas = {t: BatchSchema.of(t, evolution, [v for _, v in versions], by_topic.get(t, ()))
+                   for t, versions in found.items()}
+        per_topic = decode_split(raw, decode, found)
     try:
         results = []
         for topic, changes in sorted(per_topic.items()):
             sink = _resolve_target(target, topic, len(per_topic))
             results.append(_apply_topic(topic, changes, sink, _resolve_keys(keys, raw, topic, decode),
-                                        batch_id, soft_delete))
+                                        batch_id, soft_delete, schemas.get(topic)))
         return results
     finally:
         if raw is not None:
@@ -122,7 +134,7 @@ _COUNT = "__changes"  # changes to the row's key in the batch, summed into Apply
 
 
 def _apply_topic(topic: str, changes: DataFrame, sink: Target, keys: list[str],
-                 batch_id: int | None, soft_delete: bool) -> ApplyResult:
+                 batch_id: int | None, soft_delete: bool, schema: BatchSchema | None) -> ApplyResult:
     if batch_id is not None and sink.has_batch(batch_id):
         logger.info("topic %s: batch %s already applied to %s, skipping", topic, batch_id, sink)
         return ApplyResult(topic, 0, 0, False, skipped=True)
@@ -134,16 +146,17 @@ def _apply_topic(topic: str, changes: DataFrame, sink: Target, keys: list[str],
     latest = latest_per_key(changes, keys, count_as=_COUNT).persist()
     try:
         stats = latest.agg(F.sum(_COUNT).alias("total"), F.max(F.when(
-            F.col("__op") == "t", F.struct(*STORED_ORDER))).alias("truncate")).collect()[0]
-        total, truncate = stats["total"] or 0, stats["truncate"]
+            F.col("__op") == "t", F.struct(*STORED_ORDER))).alias("truncate"),
+            F.count(F.when(F.col("__op") != "t", 1)).alias("rows")).collect()[0]
+        total, truncate, applied = stats["total"] or 0, stats["truncate"], stats["rows"]
         rows = latest.filter(F.col("__op") != "t")
         if truncate is not None:
             rows = rows.filter(later_than(truncate))
+            applied = rows.count()  # only then: a pass less over the batch in the common case
         # The Kafka position stays in the table: the merge guard orders later changes against it.
         rows = rows.drop(_COUNT, "__topic")
-        applied = rows.count()
         sink.apply(rows, keys, truncate=truncate is not None, batch_id=batch_id, soft_delete=soft_delete,
-                   changes=changes)
+                   changes=changes, schema=schema)
         logger.info("topic %s: %d changes, %d rows applied%s", topic, total, applied,
                     ", table truncated first" if truncate is not None else "")
         return ApplyResult(topic, total, applied, truncate is not None)

@@ -384,3 +384,16 @@ class KafkaDataSource(DataSource):
 
     def streamReader(self, schema: T.StructType) -> DataSourceStreamReader:
         return _StreamReader(KafkaOptions.parse(self.options))
+
+
+def read_values(bootstrap_servers: str, topic: str, kafka_options: Mapping[str, str] | None = None
+                ) -> list[bytes | None]:
+    """Every value of a small topic, by partition and offset, read in this process without a Spark job (the
+    mirror reads the schema-change topic, one record per DDL, for every micro-batch)."""
+    options = KafkaOptions.parse({"kafka.bootstrap.servers": bootstrap_servers, "subscribe": topic,
+                                  **{f"kafka.{k}": v for k, v in (kafka_options or {}).items()}})
+    values: list[bytes | None] = []
+    for part in _BatchReader(options).partitions():
+        for batch in _read_range(options, part):  # type: ignore[arg-type]
+            values.extend(batch.column("value").to_pylist())
+    return values

@@ -16,8 +16,10 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import re
 import sys
 from dataclasses import replace
+from functools import partial
 from enum import StrEnum
 from typing import Callable, Sequence
 
@@ -26,14 +28,19 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql.streaming import StreamingQuery
 
 from spark_sink.applier import apply_changes
+from spark_sink.ddl_schema import schema_change_payloads
+from spark_sink.evolution import SchemaEvolution, TableDdl, table_ddls
 from spark_sink.reader import DecodeOptions, history_schemas, read_kafka
 from spark_sink.registry import RegistryConfig
 from spark_sink.semantic_types import TimeMode
 from spark_sink.session import SHUFFLE_PARTITIONS, mirror_session
-from spark_sink.targets import DeltaTarget, ParquetTarget, SparkDeltaTarget, Target
+from spark_sink.history import HistoryTarget
+from spark_sink.kafka_source import read_values
+from spark_sink.maintenance import Maintenance, maintain
+from spark_sink.targets import DeltaTarget, FanOut, ParquetTarget, SparkDeltaTarget, Target
 from spark_sink.wire import ValueFormat
 
-__all__ = ["main", "TargetFormat", "topic_path", "build_parser"]
+__all__ = ["main", "TargetFormat", "History", "topic_path", "target_factory", "build_parser"]
 
 logger = logging.getLogger("spark_sink.mirror")
 # Restarts are exact (from the checkpoint) and a failed start costs Spark's 10 s: at load 17 on 2 cores three
@@ -45,6 +52,34 @@ class TargetFormat(StrEnum):
     DELTA = "delta"
     PARQUET = "parquet"
     SPARK_DELTA = "spark-delta"
+
+
+class History(StrEnum):
+    BESIDE = "beside"
+    ONLY = "only"
+
+
+HISTORY_DIR = "_history"
+
+
+def target_factory(fmt: TargetFormat, root: str, history: History | None) -> Callable[[str], Target]:
+    """topic → its target: the current-state table, its history (``<root>/_history/<db>/<table>``), or both."""
+    current = _TARGETS[fmt]
+    if history is None:
+        return lambda topic: current(topic_path(root, topic))
+    if fmt is not TargetFormat.DELTA:
+        raise SystemExit(f"--history is written with deltalake: it needs --format delta, not {fmt}")
+
+    def both(topic: str) -> Target:
+        past = HistoryTarget(topic_path(os.path.join(root, HISTORY_DIR), topic))
+        return past if history is History.ONLY else FanOut(current(topic_path(root, topic)), past)
+    return both
+
+
+def target_paths(root: str, topic: str, history: History | None) -> list[str]:
+    """The tables the mirror writes for `topic`."""
+    current = [] if history is History.ONLY else [topic_path(root, topic)]
+    return current + ([topic_path(os.path.join(root, HISTORY_DIR), topic)] if history else [])
 
 
 def topic_path(root: str, topic: str) -> str:
@@ -73,7 +108,21 @@ def build_parser() -> argparse.ArgumentParser:
                    help="avro: registry option with AvroConverter's name, e.g. basic.auth.user.info=u:p, "
                         "schema.registry.ssl.truststore.location=ca.pem (repeatable)")
     p.add_argument("--schema-change-topic",
-                   help="json-schemaless: the schema-change topic (= topic.prefix) the row schemas come from")
+                   help="the schema-change topic (= topic.prefix): json-schemaless takes the row schemas from it "
+                        "(required), --schema-evolution the DDL (default: the change topics' prefix)")
+    p.add_argument("--history", nargs="?", const=History.BESIDE, type=History, choices=list(History),
+                   help="keep every version of each row (SCD type 2: __valid_from/__valid_to/__current) in "
+                        "<target>/_history/<db>/<table>, beside the current-state table (default) or only")
+    p.add_argument("--schema-evolution", type=SchemaEvolution, default=SchemaEvolution.LENIENT,
+                   choices=list(SchemaEvolution),
+                   help="when a source table's schema changes: evolve (add, drop, rename, widen as the source), "
+                        "lenient (add and widen; dropped columns stay), ignore (keep the first columns), fail "
+                        "(stop with the DDL and its position). Renames and DDL come from the schema-change topic "
+                        "(--schema-change-topic, default: the change topics' prefix)")
+    p.add_argument("--optimize-every", type=int, default=0, metavar="N",
+                   help="compact each Delta table a batch touched after every N-th batch (0: never)")
+    p.add_argument("--vacuum-retention", type=float, metavar="HOURS",
+                   help="with --optimize-every: also delete files unreferenced for HOURS (Delta VACUUM)")
     p.add_argument("--soft-delete", action="store_true", help="keep deleted rows with __deleted=true")
     p.add_argument("--starting-offsets", default="earliest")
     p.add_argument("--max-offsets-per-trigger", type=int)
@@ -105,7 +154,15 @@ def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -
     decode = DecodeOptions(value_format=args.value_format, schema_registry_url=args.schema_registry_url,
                            registry_options=_pairs(args.schema_registry_option, "--schema-registry-option"),
                            time_mode=TimeMode.MICROS)
-    make_target = _TARGETS[args.format]
+    make_target = target_factory(args.format, args.target, args.history)
+    maintenance = Maintenance(args.optimize_every, args.vacuum_retention)
+    if args.vacuum_retention is not None and not args.optimize_every:
+        raise SystemExit("--vacuum-retention runs with the compaction: give --optimize-every N too "
+                         "(or run python -m spark_sink.maintenance)")
+    if args.optimize_every and args.format is not TargetFormat.DELTA:
+        raise SystemExit(f"--optimize-every needs --format delta ({args.format} keeps its own files)")
+    if args.schema_evolution is not SchemaEvolution.LENIENT and args.format is not TargetFormat.DELTA:
+        raise SystemExit(f"--schema-evolution {args.schema_evolution} needs --format delta (the others are lenient)")
     kafka_options = _pairs(args.kafka_option, "--kafka-option")
 
     if args.value_format is ValueFormat.JSON_SCHEMALESS and not args.schema_change_topic:
@@ -119,14 +176,22 @@ def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -
     logger.info("Spark %s, master %s, %s=%s", spark.version, spark.sparkContext.master, SHUFFLE_PARTITIONS,
                 spark.conf.get(SHUFFLE_PARTITIONS))
 
+    # The DDL tells renames from drops, and fail quotes it; read per batch (DDL may have happened since).
+    ddls = None if args.schema_evolution is SchemaEvolution.LENIENT else \
+        partial(schema_ddls, args.bootstrap_servers, args.schema_change_topic, kafka_options=kafka_options)
+
     def apply(batch: DataFrame, batch_id: int) -> None:
         options = decode
         if args.value_format is ValueFormat.JSON_SCHEMALESS:  # re-read: DDL may have happened since
             options = replace(decode, schemas=history_schemas(batch.sparkSession, args.bootstrap_servers,
                                                               args.schema_change_topic,
                                                               kafka_options=kafka_options))
-        results = apply_changes(batch, lambda topic: make_target(topic_path(args.target, topic)),
-                                batch_id=batch_id, soft_delete=args.soft_delete, decode=options)
+        results = apply_changes(batch, make_target, batch_id=batch_id, soft_delete=args.soft_delete,
+                                decode=options, evolution=args.schema_evolution, ddls=ddls)
+        if maintenance.due(batch_id):
+            for r in results:
+                for path in target_paths(args.target, r.topic, args.history):
+                    maintain(path, maintenance.vacuum_retention_hours)
         for r in results:
             logger.info("batch %d %s: %d changes, %d applied%s%s", batch_id, r.topic, r.changes, r.applied,
                         ", truncated" if r.truncated else "", ", already applied" if r.skipped else "")
@@ -152,6 +217,10 @@ def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -
             query.awaitTermination()
             return 0
         except StreamingQueryException as failure:
+            refused = SCHEMA_REFUSAL.search(str(failure))
+            if refused:  # --schema-evolution fail: one line, exit 2 (fix and start again)
+                logger.error("%s", refused.group(0))
+                return 2
             if attempt == WORKER_START_ATTEMPTS or not worker_start_timed_out(failure):
                 raise
             # Restarting from the checkpoint is exact: batches are applied idempotently by batch id.
@@ -159,6 +228,21 @@ def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -
                            "Spark's fixed 10 s (a loaded host); restarting it from checkpoint %s (attempt %d of %d)",
                            args.checkpoint, attempt + 1, WORKER_START_ATTEMPTS)
     return 0
+
+
+SCHEMA_REFUSAL = re.compile(r"schema change of \S+ refused .*?into a new target")
+
+
+def schema_ddls(bootstrap_servers: str, schema_change_topic: str | None, topics: Sequence[str],
+                kafka_options: dict[str, str]) -> dict[str, list[TableDdl]]:
+    """The DDL per change topic from the schema-change topic (``<prefix>`` of ``<prefix>.<db>.<table>``, Debezium's
+    name, unless given). It holds one record per DDL: read whole, per batch, as ``history_schemas`` does."""
+    prefixes = {schema_change_topic} if schema_change_topic else \
+        {t.rsplit(".", 2)[0] for t in topics if t.count(".") >= 2}
+    out: dict[str, list[TableDdl]] = {}
+    for prefix in sorted(prefixes):
+        out.update(table_ddls(schema_change_payloads(read_values(bootstrap_servers, prefix, kafka_options)), prefix))
+    return out
 
 
 def worker_start_timed_out(failure: BaseException) -> bool:

@@ -106,10 +106,10 @@ def _literal(value: Any) -> exp.Expression:
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
 
 
-def later_than(position: Mapping[str, Any]) -> Column:
+def later_than(position: Mapping[str, Any], prefix: str = "") -> Column:
     """Rows strictly after `position` (a Row or mapping holding ``STORED_ORDER``, e.g. a collected
-    TRUNCATE), as a Spark Column."""
-    condition = _kafka_after({c: exp.column(c) for c in STORED_ORDER},
+    TRUNCATE), as a Spark Column; the row's position is in the columns ``<prefix><c>``."""
+    condition = _kafka_after({c: exp.column(prefix + c) for c in STORED_ORDER},
                              {c: _literal(position[c]) for c in STORED_ORDER}, or_equal=False)
     return F.expr(to_sql(condition))
 

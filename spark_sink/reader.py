@@ -186,11 +186,13 @@ def _decode_raw_fn(decode: DecodeOptions, layout: TableLayout, known: dict[bytes
     return run
 
 
-def decode_split(split: DataFrame, decode: DecodeOptions = DecodeOptions()) -> dict[str, DataFrame]:
+def decode_split(split: DataFrame, decode: DecodeOptions = DecodeOptions(),
+                 found: Mapping[str, list[tuple[bytes, ConnectField]]] | None = None) -> dict[str, DataFrame]:
     """One typed DataFrame per change topic from split rows (``split_records``); cache
-    `split` first if it is used more than once, it is read once per topic."""
+    `split` first if it is used more than once, it is read once per topic. `found`: the
+    batch's ``discover_versions`` if the caller has them already."""
     out = {}
-    for topic, versions in discover_versions(split, decode).items():
+    for topic, versions in (discover_versions(split, decode) if found is None else found).items():
         layout = TableLayout.of([s for _, s in versions], decode.time_mode)
         rows = split.filter(F.col("topic") == topic)
         out[topic] = decode_json(rows, versions, layout, decode.time_mode)

@@ -24,10 +24,11 @@ from typing import Any, Protocol, Sequence
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from spark_sink.evolution import BatchSchema, prepare_delta
 from spark_sink.merge_sql import SOURCE_ALIAS, TARGET_ALIAS, merge_plan, merge_statement
 from spark_sink.ordering import latest_per_key
 
-__all__ = ["Target", "DeltaTarget", "SparkDeltaTarget", "ParquetTarget", "target_for", "read_current"]
+__all__ = ["Target", "DeltaTarget", "SparkDeltaTarget", "ParquetTarget", "FanOut", "target_for", "read_current"]
 
 
 class Target(Protocol):
@@ -35,9 +36,11 @@ class Target(Protocol):
         """True if this batch id was already applied (re-run after a failure)."""
 
     def apply(self, latest: DataFrame, keys: Sequence[str], *, truncate: bool,
-              batch_id: int | None, soft_delete: bool, changes: DataFrame | None = None) -> None:
+              batch_id: int | None, soft_delete: bool, changes: DataFrame | None = None,
+              schema: BatchSchema | None = None) -> None:
         """Empty the table if `truncate`, then merge `latest` (one row per key). `changes` is
-        every change of the batch in order, for targets that keep a changelog."""
+        every change of the batch in order, for targets that keep a changelog; `schema` says how the
+        table follows the source's schema changes (targets without one keep every column: lenient)."""
 
 
 class DeltaTarget:
@@ -66,8 +69,11 @@ class DeltaTarget:
         return version is not None and version >= batch_id
 
     def apply(self, latest: DataFrame, keys: Sequence[str], *, truncate: bool,
-              batch_id: int | None, soft_delete: bool, changes: DataFrame | None = None) -> None:
+              batch_id: int | None, soft_delete: bool, changes: DataFrame | None = None,
+              schema: BatchSchema | None = None) -> None:
         from deltalake import CommitProperties, Transaction, write_deltalake
+        if schema is not None:
+            latest = prepare_delta(self.path, latest, schema, self.storage_options)
         data = latest.toArrow()
         commit = CommitProperties(app_transactions=[Transaction(self.app_id, batch_id)]) \
             if batch_id is not None else None
@@ -98,7 +104,8 @@ class SparkDeltaTarget:
         return False  # idempotence comes from the position guard of the MERGE
 
     def apply(self, latest: DataFrame, keys: Sequence[str], *, truncate: bool,
-              batch_id: int | None, soft_delete: bool, changes: DataFrame | None = None) -> None:
+              batch_id: int | None, soft_delete: bool, changes: DataFrame | None = None,
+              schema: BatchSchema | None = None) -> None:
         spark = latest.sparkSession
         view = f"binlog_cdc_changes_{uuid.uuid4().hex[:8]}"
         latest.createOrReplaceTempView(view)
@@ -107,6 +114,28 @@ class SparkDeltaTarget:
             spark.sql(f"DELETE FROM {self.table}")
         spark.sql(merge_statement(self.table, view, merge_plan(keys, soft_delete=soft_delete)))
         spark.catalog.dropTempView(view)
+
+
+class FanOut:
+    """Several targets fed the same batch (the current state and its history): each one skips a batch it already
+    has, so after a crash between two of them the batch is re-run for the one that misses it."""
+
+    def __init__(self, *targets: Target) -> None:
+        self.targets = targets
+
+    def __repr__(self) -> str:
+        return f"FanOut{self.targets!r}"
+
+    def has_batch(self, batch_id: int) -> bool:
+        return all(t.has_batch(batch_id) for t in self.targets)
+
+    def apply(self, latest: DataFrame, keys: Sequence[str], *, truncate: bool,
+              batch_id: int | None, soft_delete: bool, changes: DataFrame | None = None,
+              schema: BatchSchema | None = None) -> None:
+        for target in self.targets:
+            if batch_id is None or not target.has_batch(batch_id):
+                target.apply(latest, keys, truncate=truncate, batch_id=batch_id, soft_delete=soft_delete,
+                             changes=changes, schema=schema)
 
 
 _INCOMING = "__incoming"  # 1 for the batch's rows, 0 for the stored state's
@@ -134,7 +163,8 @@ class ParquetTarget:
         return version is not None and version >= batch_id
 
     def apply(self, latest: DataFrame, keys: Sequence[str], *, truncate: bool,
-              batch_id: int | None, soft_delete: bool, changes: DataFrame | None = None) -> None:
+              batch_id: int | None, soft_delete: bool, changes: DataFrame | None = None,
+              schema: BatchSchema | None = None) -> None:
         spark = latest.sparkSession
         previous = self.current_version()
         version = batch_id if batch_id is not None else (previous or 0) + 1
