@@ -18,6 +18,7 @@ from tests.support.connector_process import ConnectorProcess
 from tests.support.connector_process import default_connector_cmd
 from tests.integration.snapshot.test_locking import _config
 from tests.support.kafka_dump import consume_all
+from tests.support.waiting import wait_until
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -58,10 +59,16 @@ def test_snapshot_taken_again_after_a_purge_deletes_what_the_first_attempt_sent(
     cmd = list(default_connector_cmd())
     log_file = tmp_path / "connector.log"
     proc = ConnectorProcess(cmd, config, tmp_path / "status.json", log_file).start()
-    deadline = time.monotonic() + 120
-    while ((proc.status() or {}).get("snapshot") or {}).get("RowsScanned", {}).get(f"{database}.items", 0) < 8000:
-        assert time.monotonic() < deadline and proc._proc.poll() is None, proc.log_tail()
-        time.sleep(0.05)
+
+    def mid_snapshot() -> bool:
+        """8,000 rows read and 1,000 acknowledged by Kafka (under load the reads run far ahead of the deliveries:
+        killed at reads alone, the attempt may have delivered none of the rows deleted below)."""
+        assert proc._proc.poll() is None, proc.log_tail()
+        status = proc.status() or {}
+        scanned = (status.get("snapshot") or {}).get("RowsScanned", {}).get(f"{database}.items", 0)
+        return scanned >= 8000 and status.get("records_acked", 0) >= 1000
+
+    wait_until(mid_snapshot, 120, "8,000 rows read and 1,000 acknowledged", interval=0.05, state=proc.status)
     os.kill(proc.pid, signal.SIGKILL)
     proc._proc.wait()
     offsets = (tmp_path / "offsets.dat").read_text(errors="replace")
