@@ -1,8 +1,9 @@
 """Fixtures for the spark_sink tests: the session's Tansu broker and one local Spark session per worker.
 
-Every test here is in the xdist group "spark" (pytest_collection_modifyitems below), so under
-`pytest -n N --dist loadgroup` one worker runs them all and only one Spark JVM starts: with two
-(one per group) at load 16 the live-connector tests failed ("Python worker failed to connect back"); one passed."""
+Every test here that uses the `spark` fixture is in the xdist group "spark" (pytest_collection_modifyitems
+below), so under `pytest -n N --dist loadgroup` one worker runs them all and only one in-process Spark JVM starts
+(the mirror CLI tests start their own, in a child process, on any worker). With two in-process sessions (one
+per group) at load 16 the live-connector tests failed ("Python worker failed to connect back"); one passed."""
 
 from __future__ import annotations
 
@@ -91,7 +92,9 @@ def schema_registry() -> Iterator[str]:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests that use the session's Spark go to one worker; the others (the mirror CLI in a child process,
+    the decoders without Spark) run on any, beside them."""
     here = Path(__file__).parent
     for item in items:
-        if here in Path(item.fspath).parents:
+        if here in Path(item.fspath).parents and "spark" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("spark"))

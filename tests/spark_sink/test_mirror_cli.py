@@ -40,6 +40,7 @@ def run_cli(args: list[str], cwd: Path, timeout: float = 900) -> subprocess.Comp
                           capture_output=True, text=True, timeout=timeout)
 
 
+@pytest.mark.slow  # two Spark JVMs: started early, so it does not run alone at the end
 def test_cli_runs_from_a_plain_shell(kafka_bootstrap, prefix, workdir) -> None:
     python3 = shutil.which("python3", path=user_shell_env()["PATH"])
     assert python3 is None or Path(python3).resolve().parent != VENV_BIN.resolve()  # the setting of the bug

@@ -84,11 +84,6 @@ def test_merge_needs_keys() -> None:
         merge_plan([], soft_delete=False)
 
 
-def test_merge_needs_keys() -> None:
-    with pytest.raises(ValueError, match="key"):
-        merge_plan([], soft_delete=False)
-
-
 def test_guard_in_spark_sql_matches_the_order(spark) -> None:
     rows = [(k, *[a[c] for c in STORED_ORDER], *[b[c] for c in STORED_ORDER]) for k, (a, b) in enumerate(PAIRS)]
     schema = T.StructType([T.StructField("k", T.IntegerType())]
