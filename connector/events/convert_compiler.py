@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
+from connector.serde.codegen import generated_function
+
 __all__ = ["compile_converter", "RowConverter"]
 
 RowConverter = Callable[[Sequence[Any]], list]
@@ -40,13 +42,9 @@ def compile_converter(fns: Sequence[Callable[[Any], Any] | None]) -> RowConverte
         else:
             defaults[f"f{i}"] = fn
             items.append(f"(None if v{i} is None else f{i}(v{i}))")
-    source = "\n".join([
-        f"def convert(values, *, {', '.join(f'{k}={k}' for k in defaults)}):",
-        f"    if len(values) != {count}:",
-        "        return loop(values)",
-        f"    {', '.join(f'v{i}' for i in range(count))}, = values",
-        f"    return [{', '.join(items)}]",
-    ])
-    namespace: dict[str, Any] = dict(defaults)
-    exec(compile(source, "<row converter>", "exec"), namespace)  # noqa: S102 - source built from identifiers only
-    return namespace["convert"]
+    return generated_function("convert", "values", [
+        f"if len(values) != {count}:",
+        "    return loop(values)",
+        f"{', '.join(f'v{i}' for i in range(count))}, = values",
+        f"return [{', '.join(items)}]",
+    ], defaults, "<row converter>")

@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, NoReturn, Sequence
 
+from connector.serde.codegen import generated_function
 from connector.serde.struct_compiler import StructField
 
 __all__ = ["Declined", "ImageColumn", "ImageWriter", "compile_image_writer"]
@@ -81,13 +82,9 @@ def compile_image_writer(columns: Sequence[ImageColumn], *, int_writer: Callable
         else:
             defaults[f"n{i}"] = null_text
             parts.append(f"p{i}, (n{i} if {v} is None else {text})")
-    source = "\n".join([
-        f"def write_image(image, *, {', '.join(f'{k}={k}' for k in defaults)}):",
-        f"    if len(image) != {count}:",
-        "        _decline()",
-        f"    {', '.join(f'v{i}' for i in range(count))}, = image",
-        f"    return ''.join(({', '.join(parts)}, '}}'))",
-    ])
-    namespace: dict[str, Any] = dict(defaults)
-    exec(compile(source, "<image writer>", "exec"), namespace)  # noqa: S102 - source built from identifiers only
-    return namespace["write_image"]
+    return generated_function("write_image", "image", [
+        f"if len(image) != {count}:",
+        "    _decline()",
+        f"{', '.join(f'v{i}' for i in range(count))}, = image",
+        f"return ''.join(({', '.join(parts)}, '}}'))",
+    ], defaults, "<image writer>")

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, NoReturn, Sequence
 
+from connector.serde.codegen import generated_function
+
 __all__ = ["compile_struct_writer", "StructField"]
 
 Writer = Callable[[Any], str]
@@ -57,13 +59,9 @@ def compile_struct_writer(fields: Sequence[StructField], generic: Writer, *, int
             defaults[f"n{i}"] = null_text
             parts.append(f"p{i}, (n{i} if {v} is None else {text})")
     names = ", ".join(f"v{i}" for i in range(count))
-    source = "\n".join([
-        f"def write(value, *, {', '.join(f'{k}={k}' for k in defaults)}):",
-        f"    if (type(value) is not list and type(value) is not tuple) or len(value) != {count}:",
-        "        return generic(value)",
-        f"    {names}, = value",
-        f"    return ''.join(({', '.join(parts)}, '}}'))",
-    ])
-    namespace: dict[str, Any] = dict(defaults)
-    exec(compile(source, "<struct writer>", "exec"), namespace)  # noqa: S102 - source built from identifiers only
-    return namespace["write"]
+    return generated_function("write", "value", [
+        f"if (type(value) is not list and type(value) is not tuple) or len(value) != {count}:",
+        "    return generic(value)",
+        f"{names}, = value",
+        f"return ''.join(({', '.join(parts)}, '}}'))",
+    ], defaults, "<struct writer>")
