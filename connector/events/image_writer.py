@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, NoReturn, Sequence
 
 from connector.serde.codegen import generated_function
-from connector.serde.struct_compiler import StructField
+from connector.serde.struct_compiler import StructField, write_expression
 
 __all__ = ["Declined", "ImageColumn", "ImageWriter", "compile_image_writer"]
 
@@ -68,13 +68,7 @@ def compile_image_writer(columns: Sequence[ImageColumn], *, int_writer: Callable
             value, guard = v, ""
         if column.is_bytes:
             guard = f"{guard} and len({value}) < _big" if guard else f"len({value}) < _big"
-        if write is int_writer:
-            text = f"(str({value}) if type({value}) is int else _int({value}))"
-        elif write is bool_writer:
-            text = f'("true" if {value} else "false")'
-        else:
-            defaults[f"w{i}"] = write
-            text = f"w{i}({value})"
+        text = write_expression(i, value, write, defaults, int_writer=int_writer, bool_writer=bool_writer)
         if guard:
             text = f"({text} if {guard} else _decline())"
         if null_text is None or column.has_fallback:

@@ -17,7 +17,7 @@ from typing import Any, Callable, NoReturn, Sequence
 
 from connector.serde.codegen import generated_function
 
-__all__ = ["compile_struct_writer", "StructField"]
+__all__ = ["compile_struct_writer", "StructField", "write_expression"]
 
 Writer = Callable[[Any], str]
 # (`,"name":` prefix, writer of a non-null value, text for null or None if null is an error, error message)
@@ -33,6 +33,18 @@ def _raiser(message: str, error: type[Exception]) -> Callable[[], NoReturn]:
     return required
 
 
+def write_expression(i: int, value: str, write: Writer, defaults: dict[str, Any], *, int_writer: Writer,
+                     bool_writer: Writer) -> str:
+    """The source that writes `value` (an identifier) as field i: ints and booleans inlined (`_int` must be bound
+    to `int_writer`), any other writer bound as `w{i}` in `defaults` and called."""
+    if write is int_writer:  # `str(v)` for an int, as _int does, without the call
+        return f"(str({value}) if type({value}) is int else _int({value}))"
+    if write is bool_writer:
+        return f'("true" if {value} else "false")'
+    defaults[f"w{i}"] = write
+    return f"w{i}({value})"
+
+
 def compile_struct_writer(fields: Sequence[StructField], generic: Writer, *, int_writer: Writer,
                           bool_writer: Writer, error: type[Exception]) -> Writer:
     """The unrolled writer; `generic` handles values that are not a list/tuple of `len(fields)` items.
@@ -45,13 +57,7 @@ def compile_struct_writer(fields: Sequence[StructField], generic: Writer, *, int
     for i, (prefix, write, null_text, message) in enumerate(fields):
         defaults[f"p{i}"] = prefix
         v = f"v{i}"
-        if write is int_writer:  # `str(v)` for an int, as _int does, without the call
-            text = f"(str({v}) if type({v}) is int else _int({v}))"
-        elif write is bool_writer:
-            text = f'("true" if {v} else "false")'
-        else:
-            defaults[f"w{i}"] = write
-            text = f"w{i}({v})"
+        text = write_expression(i, v, write, defaults, int_writer=int_writer, bool_writer=bool_writer)
         if null_text is None:
             defaults[f"r{i}"] = _raiser(message, error)
             parts.append(f"p{i}, (r{i}() if {v} is None else {text})")
