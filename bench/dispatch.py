@@ -39,7 +39,7 @@ def measure(rows: int, repeat: int) -> dict[str, float]:
     from connector.config.table_filter import TableFilter
     from connector.offsets.tracker import OffsetTracker
     from connector.schema.tracker import SchemaTracker
-    from connector.streaming.handler import EventSource, RowChange
+    from connector.events.changes import EventSource, RowChange
     from schema_history.model import TableId
     from schema_history.stores.memory import MemoryHistoryStore
 

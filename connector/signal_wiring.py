@@ -24,7 +24,8 @@ from connector.notifications.service import IncrementalNotifications, InitialNot
 from connector.offsets.parts import IncrementalSnapshotSlot
 from connector.signals.channels import FileChannel, KafkaChannel, SignalChannel, SignalPoller, SignalQueue
 from connector.signals.processor import NoIncrementalSnapshots, SignalingEmitter, SnapshotActions
-from connector.streaming.handler import ChangeEmitter, StreamingState
+from connector.streaming.emitter import ChangeEmitter
+from connector.streaming.handler import StreamingState
 from connector.streaming.pause import StopSignal
 from schema_history.model import TableId
 from snapshot.blocking import BlockingEmitter, BlockingSnapshot

@@ -31,7 +31,7 @@ from sqlglot import exp
 
 from connector.binlog.position import BLOCKING, SourceOffset
 from connector.signals.actions import ExecuteSnapshot
-from connector.streaming.handler import EventSource
+from connector.events.changes import EventSource
 from schema_history.model import TableId
 from snapshot.chunks import ChunkReader
 from snapshot.emitter import SnapshotEmitter

@@ -6,7 +6,7 @@ from typing import Any, Callable, Protocol
 
 from connector.binlog.position import SourceOffset
 from connector.events.snapshot_text import Decoder
-from connector.streaming.handler import EventSource
+from connector.events.changes import EventSource
 from schema_history.model import TableId
 
 __all__ = ["RowWriter", "SnapshotEmitter", "TableSchemas"]

@@ -18,7 +18,7 @@ import pymysql
 
 from connector.binlog.position import SourceOffset
 from connector.events.snapshot_text import Decoder
-from connector.streaming.handler import EventSource
+from connector.events.changes import EventSource
 from schema_history.model import TableId
 from snapshot.chunks import ChunkReader
 from snapshot.emitter import RowWriter, SnapshotEmitter

@@ -16,7 +16,7 @@ import pymysql
 from connector.binlog.position import SourceOffset
 from connector.config.table_filter import TableFilter
 from connector.java.collection_order import hash_map_order
-from connector.streaming.handler import EventSource
+from connector.events.changes import EventSource
 from schema_history.model import TableId
 from snapshot.emitter import SnapshotEmitter
 from snapshot.markers import MARKER_TRUE

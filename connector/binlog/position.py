@@ -103,7 +103,10 @@ INCREMENTAL = "INCREMENTAL"  # the `snapshot` offset value of an incremental sna
 BLOCKING = "BLOCKING"  # ... and of a blocking snapshot's records (all but its last)
 
 
-@dataclass(frozen=True)
+# Not frozen, like the other per-row objects: one is built per row change (`at_row`) and per snapshot row
+# (`with_parts`), and a frozen dataclass sets each field through object.__setattr__ (three times slower). Never
+# changed once built, but for its cached maps.
+@dataclass(slots=True, unsafe_hash=True)
 class SourceOffset:
     """An immutable snapshot of Debezium's BinlogOffsetContext, ready to be stored.
 
@@ -123,6 +126,10 @@ class SourceOffset:
     snapshot: str | None = None
     transaction: TransactionState | None = None
     parts: tuple[OffsetPart, ...] = field(default=())
+    # `_own_keys` (the position, marker and transaction keys in HashMap order), once asked for, with and without
+    # the transaction keys.
+    _keys_tx: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
+    _keys: dict[str, Any] | None = field(default=None, init=False, repr=False, compare=False)
 
     def position(self) -> BinlogPosition:
         return BinlogPosition(self.file, self.pos)
@@ -132,26 +139,23 @@ class SourceOffset:
 
     def with_parts(self, *parts: OffsetPart) -> "SourceOffset":
         """This offset with `parts` instead of its own; cheap, as the snapshot does it once per row."""
-        copy = object.__new__(SourceOffset)
-        copy.__dict__.update(self.__dict__)  # including the cached map of the other parts (see to_map)
-        copy.__dict__["parts"] = parts
+        copy = SourceOffset(self.file, self.pos, self.server_id, self.gtids, self.event, self.row, self.ts_sec,
+                            self.snapshot, self.transaction, parts)
+        copy._keys_tx, copy._keys = self._keys_tx, self._keys  # they hold no part's keys (see to_map)
         return copy
 
     def at_row(self, row: int) -> "SourceOffset":
         """This offset with another `row` (> 0, as this one's): the next row of the same rows event, built per
         row change. Its cached maps are this one's with `row` replaced (the key set, hence the HashMap order,
         is the same)."""
-        copy = object.__new__(SourceOffset)
-        fields = copy.__dict__
-        fields.update(self.__dict__)
-        fields["row"] = row
-        for key in ("_map_tx", "_map"):
-            cached = fields.get(key)
-            if cached is not None:
-                if "row" in cached:
-                    fields[key] = {**cached, "row": row}
-                else:
-                    del fields[key]
+        copy = SourceOffset(self.file, self.pos, self.server_id, self.gtids, self.event, row, self.ts_sec,
+                            self.snapshot, self.transaction, self.parts)
+        cached = self._keys_tx
+        if cached is not None and "row" in cached:  # without `row` (row 0), the key set differs: built afresh
+            copy._keys_tx = {**cached, "row": row}
+        cached = self._keys
+        if cached is not None and "row" in cached:
+            copy._keys = {**cached, "row": row}
         return copy
 
     def part(self, kind: type[P]) -> P | None:
@@ -183,8 +187,7 @@ class SourceOffset:
 
     def _own_keys(self, include_transaction: bool) -> dict[str, Any]:
         """The position, marker and transaction keys in HashMap order; cached, for the snapshot's per-row offsets."""
-        key = "_map_tx" if include_transaction else "_map"
-        cached = self.__dict__.get(key)
+        cached = self._keys_tx if include_transaction else self._keys
         if cached is None:
             # An incremental snapshot's rows are streaming records (BinlogOffsetContext.getOffset: only a
             # blocking/initial snapshot drops the transaction keys).
@@ -192,7 +195,10 @@ class SourceOffset:
             transaction = self.transaction if include_transaction and not in_snapshot else None
             marker = SnapshotMarker(self.snapshot) if self.snapshot else None
             cached = compose_offset(self, marker, transaction)
-            self.__dict__[key] = cached
+            if include_transaction:
+                self._keys_tx = cached
+            else:
+                self._keys = cached
         return cached
 
     @staticmethod

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import time
 import uuid
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Callable, Sequence
 
@@ -41,8 +42,8 @@ from connector.events.table_schema import TableSchema, TableSchemaBuilder
 from connector.kafka.writer import OutRecord
 from connector.offsets.tracker import OffsetTracker
 from connector.serde.avro import RecordSerializer, record_serializer
-from connector.streaming.handler import EventPositions, EventSource, RowChange
-from schema_history.model import TableId
+from connector.events.changes import EventPositions, EventSource, RowChange
+from schema_history.model import Table, TableId
 
 __all__ = ["DispatchCounters", "Dispatcher", "RecordSink", "SchemaTracker", "FusedRowsMode"]
 
@@ -115,8 +116,8 @@ class Dispatcher:
         self.snapshot_session_database: str | None = None
         # The snapshot hands the same offset object with every row of a table read: its map is built once.
         self._offset_map: tuple[SourceOffset | None, dict[str, Any]] = (None, {})
-        # The last row's table version and what its rows need: (Table, TableSchema, topic, `db.table`, columns).
-        self._target: tuple[Any, ...] = (None,)
+        # The last row's table version and what its rows need.
+        self._target: RowTarget | None = None
         # The fused row path (fused_rows.py) needs JSON text records straight from the renderer: no transform of
         # data records or tombstones, JSON converters, rows rendered in this process.
         self._fusable = (self.pipeline is None and self.encoder.direct(RecordKind.DATA)
@@ -147,10 +148,11 @@ class Dispatcher:
     # ---------------------------------------------------------------- data
     def row_change(self, change: RowChange, source: EventSource, positions: EventPositions) -> None:
         target = self._row_target(change.table_id, source)
-        ts = target[1]
-        before, after = row_values(ts, change.before, change.after, target[4], source.file, source.pos, target[3])
+        ts = target.schema
+        before, after = row_values(ts, change.before, change.after, target.columns, source.file, source.pos,
+                                   target.data_collection)
         try:
-            self._emit_rows(ts, change.op, before, after, source, positions, target[2], target[3])
+            self._emit_rows(ts, change.op, before, after, source, positions, target.topic, target.data_collection)
         except VALUE_FAILURES as exc:
             raise failed_row(ts, change.before, change.after, exc, source.file, source.pos) from exc
 
@@ -160,7 +162,7 @@ class Dispatcher:
         if not self._fusable or op.value in self._skipped:
             return None
         target = self._row_target(table_id, source)
-        ts = target[1]
+        ts = target.schema
         cached = self._fused_tables.get((id(ts), op))
         if cached is None or cached[0] is not ts:
             cached = self._fused_tables[(id(ts), op)] = (ts, self._fused_table(ts, op, target))
@@ -171,15 +173,15 @@ class Dispatcher:
         return fused.event(self._sources.json_around_row(source), self._sender.send_group, self.counters,
                            self._clock_ns, check)
 
-    def _fused_table(self, ts: TableSchema, op: Operation, target: tuple[Any, ...]) -> FusedTable | None:
+    def _fused_table(self, ts: TableSchema, op: Operation, target: RowTarget) -> FusedTable | None:
         render = row_renderer(ts)
         if render is None:
             return None
-        return FusedTable(ts, render, target[2], target[3], op.value,
+        return FusedTable(ts, render, target.topic, target.data_collection, op.value,
                           op is Operation.DELETE and self._events.tombstones_on_delete, self._context_headers)
 
     def _general_path_check(self, ts: TableSchema, op: Operation, source: EventSource,
-                            target: tuple[Any, ...]) -> RowCheck:
+                            target: RowTarget) -> RowCheck:
         """FusedRowsMode.CHECK: a row's fused records against those `row_change` would send for it, byte for byte."""
 
         def check(before: Sequence[Any] | None, after: Sequence[Any] | None, row: int,
@@ -188,18 +190,20 @@ class Dispatcher:
             general: list[tuple[OutRecord | None, dict[str, Any] | None]] = []
             data_events = self.counters.data_events
             es = source.at_row(row)
-            b, a = row_values(ts, before, after, target[4], es.file, es.pos, target[3])  # type: ignore[arg-type]
-            self._emit_rows(ts, op, b, a, es, _FixedPosition(tx_block, offset), target[2], target[3], now_ns=now_ns,
+            b, a = row_values(ts, before, after, target.columns, es.file, es.pos,  # type: ignore[arg-type]
+                              target.data_collection)
+            self._emit_rows(ts, op, b, a, es, _FixedPosition(tx_block, offset), target.topic, target.data_collection,
+                            now_ns=now_ns,
                             emit=lambda record, offset_map: general.append((self.encoder.encode(record), offset_map)))
             self.counters.data_events = data_events
             if general != fused:
                 raise AssertionError(f"the fused row path differs from the general one at {es.file}:{es.pos} row "
-                                     f"{row} of {target[3]}:\nfused   {fused}\ngeneral {general}")
+                                     f"{row} of {target.data_collection}:\nfused   {fused}\ngeneral {general}")
 
         return check
 
-    def _row_target(self, table_id: TableId, source: EventSource) -> tuple[Any, ...]:
-        """(Table, TableSchema, topic, `db.table`, column count) of the table's current version."""
+    def _row_target(self, table_id: TableId, source: EventSource) -> RowTarget:
+        """What the rows of the table's current version need."""
         table = self.schema.table(table_id)
         if table is None:
             raise SchemaError(
@@ -207,10 +211,14 @@ class Dispatcher:
                 where=Where(source.file, source.pos, table_id.dotted()),
                 fix="restore the history topic or run with snapshot.mode=recovery")
         target = self._target
-        if target[0] is not table:  # another table version than the last row's
-            ts = self._routes.schema(table)
-            target = self._target = (table, ts, self._routes.topic(table.id), table.id.dotted(), len(table.columns))
+        if target is None or target.table is not table:  # another table version than the last row's
+            target = self._target = RowTarget(table, self._routes.schema(table), self._routes.topic(table.id),
+                                              table.id.dotted(), len(table.columns))
         return target
+
+    def ships_rows(self) -> bool:
+        """Whether encode workers run (encode.workers > 0): streaming then hands whole rows events to `rows_event`."""
+        return self.pipeline is not None
 
     def rows_event(self, table_id: TableId, op: Operation, raw: RawRows, source: EventSource, first: int,
                    offset: SourceOffset) -> bool:
@@ -221,7 +229,7 @@ class Dispatcher:
         if op.value in self._skipped:
             return False
         target = self._row_target(table_id, source)
-        self.pipeline.rows_event(target[1], target[2], target[4], op, raw, self._sources.of(source), first,
+        self.pipeline.rows_event(target.schema, target.topic, target.columns, op, raw, self._sources.of(source), first,
                                  offset, self._clock_ns(), self._context_headers)
         return True
 
@@ -377,6 +385,17 @@ class Dispatcher:
         # Debezium commits only offsets of emitted records (heartbeats aside), so neither do we.
         pass
 
+
+
+@dataclass(frozen=True, slots=True)
+class RowTarget:
+    """A table version and what its rows' records need (the dispatcher keeps the last row's)."""
+
+    table: Table
+    schema: TableSchema
+    topic: str
+    data_collection: str  # `db.table`
+    columns: int  # the table version's column count (a row image must have as many values)
 
 
 class _FixedPosition:

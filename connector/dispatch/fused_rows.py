@@ -26,7 +26,7 @@ from connector.events.envelope import TX_BLOCK_SCHEMA
 from connector.events.row_renderer import RowRenderer
 from connector.events.table_schema import TableSchema
 from connector.kafka.writer import OutRecord
-from connector.streaming.handler import EventPositions
+from connector.events.changes import EventPositions
 
 __all__ = ["FusedRowEmitter", "FusedRows", "FusedTable", "GroupSend", "RowCheck"]
 

@@ -20,7 +20,7 @@ from connector.dispatch.tables import SourceBlocks
 from connector.events import records
 from connector.events.kinds import Headers, SchemaChangeRecord
 from connector.java.hashmap import hashmap_order
-from connector.streaming.handler import EventSource
+from connector.events.changes import EventSource
 from schema_history.changes import SchemaChange
 from schema_history.model import Table, TableId
 

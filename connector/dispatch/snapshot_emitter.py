@@ -7,7 +7,7 @@ from typing import Any, Callable, Sequence
 
 from connector.binlog.position import SourceOffset
 from connector.dispatch.dispatcher import Dispatcher
-from connector.streaming.handler import EventSource
+from connector.events.changes import EventSource
 
 __all__ = ["DispatcherSnapshotEmitter"]
 

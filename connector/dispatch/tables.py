@@ -11,7 +11,7 @@ from connector.config.settings import TopicSettings
 from connector.events.source_info import DEFAULT_VERSION, SnapshotMarker, SourceInfo, streaming_json_around_row
 from connector.events.table_schema import TableSchema, TableSchemaBuilder
 from connector.events.topic_names import TopicNamer
-from connector.streaming.handler import EventSource
+from connector.events.changes import EventSource
 from schema_history.model import Table, TableId
 
 __all__ = ["SourceBlocks", "TableRoutes"]
@@ -54,7 +54,7 @@ class SourceBlocks:
 
     def of(self, es: EventSource, ts_ns: int | None = None) -> SourceInfo:
         """`ts_ns` overrides the event's time (schema changes of the snapshot carry the wall clock)."""
-        template = es.__dict__.get("template")
+        template = es.template
         if template is not None and ts_ns is None:
             seen, block = self._event
             if seen is not template or block is None:

@@ -8,7 +8,7 @@ come from one instant, kept in nanoseconds (`ts_ns`): binlog header seconds, the
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from functools import lru_cache
@@ -68,7 +68,9 @@ SOURCE_SCHEMA = struct(
 )
 
 
-@dataclass(frozen=True)
+# Not frozen, like the other per-row objects: one is built per row change (`at_row`), and a frozen dataclass sets
+# each field through object.__setattr__ (three times slower). Never changed once built, but for its cached text.
+@dataclass(slots=True, unsafe_hash=True)
 class SourceInfo:
     """One record's source block. Build a template once (`name`, `version`) and `replace()` per event."""
 
@@ -87,6 +89,8 @@ class SourceInfo:
     version: str = DEFAULT_VERSION
     connector: str = "mysql"
     sequence: str | None = None
+    # This block's JSON split around the row number (`json_around_row`), once asked for; `at_row` copies share it.
+    around_row: tuple[str, str] | None = field(default=None, init=False, repr=False, compare=False)
 
     @property
     def ts_ms(self) -> int:
@@ -122,25 +126,21 @@ class SourceInfo:
     def json(self) -> str:
         """The payload JSON, equal to `SOURCE_SCHEMA.writer(self.values())`, built directly because it is
         written for every record (the leading constant fields come from a per-connector cache)."""
-        parts = self.__dict__.get("_json_around_row")
-        if parts is not None:  # a copy made by at_row: only the row number is new
+        parts = self.around_row
+        if parts is not None:  # only the row number differs between the blocks sharing it
             return f"{parts[0]}{self.row}{parts[1]}"
         return self._json()
 
-    def at_row(self, row: int) -> "SourceInfo":
-        """This source block for another row of the same rows event (one per row change): a copy of the field
-        dict with `row` replaced, which renders its JSON from this block's, split around the row number, and
-        keeps that block as `_template`."""
-        fields = self.__dict__
-        parts = fields.get("_json_around_row")
+    def at_row(self, row: int) -> SourceInfo:
+        """This source block for another row of the same rows event (one per row change), which renders its JSON
+        from this block's, split around the row number."""
+        parts = self.around_row
         if parts is None:
-            parts = fields["_json_around_row"] = self.json_around_row()
-        copy = object.__new__(SourceInfo)
-        copied = copy.__dict__
-        copied.update(fields)
-        copied["row"] = row
-        # the event's first block: encode workers get it once per batch and the row number per record
-        copied.setdefault("_template", self)
+            parts = self.around_row = self.json_around_row()
+        copy = SourceInfo(self.name, self.ts_ns, self.snapshot, self.db, self.table, self.server_id, self.gtid,
+                          self.file, self.pos, row, self.thread, self.query, self.version, self.connector,
+                          self.sequence)
+        copy.around_row = parts
         return copy
 
     def json_around_row(self) -> tuple[str, str]:

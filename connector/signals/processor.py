@@ -17,6 +17,7 @@ import logging
 from typing import Any, Callable, Protocol, Sequence
 
 from connector.binlog.position import SourceOffset, TransactionState
+from connector.binlog.rows_decoder import RawRows
 from connector.config.modes import Operation
 from connector.offsets.parts import IncrementalSnapshotSlot
 from connector.signals.channels import SignalQueue
@@ -24,7 +25,9 @@ from connector.gtids.sets import GtidSet
 from connector.signals.actions import (CloseWindow, ExecuteSnapshot, LogMessage, OpenWindow, PauseSnapshot,
                                        ResumeSnapshot, SetBinlogPosition, SignalAction, SignalRecord, SignalRejected,
                                        StopSnapshot, parse_action)
-from connector.streaming.handler import ChangeEmitter, EventPositions, EventSource, RowChange, StreamingState
+from connector.events.changes import EventPositions, EventSource, RowChange
+from connector.streaming.emitter import ChangeEmitter, FusedRowsEmitter, FusedRowsEvent, RowsShipping
+from connector.streaming.handler import StreamingState
 from schema_history.model import TableId
 
 __all__ = ["BlockingSnapshots", "NoIncrementalSnapshots", "SignalingEmitter", "SnapshotActions"]
@@ -203,28 +206,32 @@ class SignalingEmitter:
                 self._sync_parts()  # the change's record carries the offset part past the window just sent
             self._inner.row_change(change, source, positions)
 
-    def fused_rows(self, table_id: TableId, op: Operation, source: EventSource) -> Any:
+    def fused_rows(self, table_id: TableId, op: Operation, source: EventSource) -> FusedRowsEvent | None:
         """The dispatcher's fused row path for a rows event, unless its rows are needed here (as `rows_event`)."""
         if table_id == self._signal_table or self._snapshots.needs_rows(table_id):
             return None
-        fused = getattr(self._inner, "fused_rows", None)
-        return fused(table_id, op, source) if fused is not None else None
+        inner = self._inner
+        return inner.fused_rows(table_id, op, source) if isinstance(inner, FusedRowsEmitter) else None
 
-    @property
-    def pipeline(self) -> Any:
-        """The dispatcher's encode workers, if any (the streaming handler then hands it whole rows events)."""
-        return getattr(self._inner, "pipeline", None)
+    def ships_rows(self) -> bool:
+        """Whether the dispatcher has encode workers (the streaming handler then hands it whole rows events)."""
+        inner = self._inner
+        return isinstance(inner, RowsShipping) and inner.ships_rows()
 
-    def rows_event(self, table_id: TableId, op: Operation, raw: Any, source: EventSource, first: int,
+    def rows_event(self, table_id: TableId, op: Operation, raw: RawRows, source: EventSource, first: int,
                    offset: SourceOffset) -> bool:
         """A rows event for the encode workers, unless its rows are needed here: the signal table's, or those
         of a table an incremental snapshot is reading (streamed keys leave its chunk)."""
         if table_id == self._signal_table or self._snapshots.needs_rows(table_id):
             return False
-        return bool(self._inner.rows_event(table_id, op, raw, source, first, offset))  # type: ignore[attr-defined]
+        inner = self._inner
+        assert isinstance(inner, RowsShipping)
+        return inner.rows_event(table_id, op, raw, source, first, offset)
 
     def settled_last_row(self, current: int) -> int:
-        return int(self._inner.settled_last_row(current))  # type: ignore[attr-defined]
+        inner = self._inner
+        assert isinstance(inner, RowsShipping)
+        return inner.settled_last_row(current)
 
     def process(self, record: SignalRecord, source: EventSource | None = None) -> None:
         """Act on one signal from any channel; a malformed one is logged with its id and ignored."""

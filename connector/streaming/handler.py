@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol, runtime_checkable
+from typing import Callable
 
 from pymysqlreplication.event import (
     GtidEvent,
@@ -35,11 +35,14 @@ from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateR
 from connector.gtids.sets import GtidSet, GtidSourceFilter, MariaGtidPosition
 from connector.binlog.position import SourceOffset, TransactionState
 from connector.binlog.reader import PositionedEvent
-from connector.binlog.rows_decoder import PartialUpdateRowsEvent, RowPair, RowsDecoder, release_raw_bytes
+from connector.binlog.rows_decoder import PartialUpdateRowsEvent, RawRows, RowPair, RowsDecoder, release_raw_bytes
 from connector.binlog.rows_query import rows_query_text
 from connector.binlog.table_map_cache import CachedTableMapEvent
 from connector.binlog.tagged_gtid import TaggedGtidEvent
 from connector.config.modes import Operation
+from connector.events.changes import EventSource, RowChange
+from connector.streaming.emitter import (ChangeEmitter, FusedRowsEmitter, FusedRowsEvent, PausePoint, RowsShipping,
+                                         TableMapCheck)
 from connector.offsets.parts import OffsetPart
 from schema_history.model import TableId
 
@@ -51,93 +54,6 @@ _COMMIT = re.compile(r"^\s*COMMIT\s*$", re.IGNORECASE)
 _XA = re.compile(r"^\s*XA\s+(START|END|BEGIN)\b", re.IGNORECASE)
 _OPERATIONS = {WriteRowsEvent: Operation.CREATE, UpdateRowsEvent: Operation.UPDATE, DeleteRowsEvent: Operation.DELETE,
                PartialUpdateRowsEvent: Operation.UPDATE}
-
-
-@dataclass(frozen=True)
-class EventSource:
-    """The per-event part of Debezium's `source` block (the rest is constant per connector)."""
-
-    ts_ms: int
-    db: str
-    table: str | None
-    server_id: int
-    gtid: str | None
-    file: str
-    pos: int
-    row: int
-    thread: int | None
-    query: str | None = None
-    snapshot: str | None = None
-    # µs precision source time when known (MySQL GTID events' original_commit_timestamp); wins over ts_ms.
-    ts_us: int | None = None
-
-    def at_row(self, row: int) -> "EventSource":
-        """This source for another row of the same rows event. Built per row change, so it skips the frozen
-        dataclass's per-field `object.__setattr__` (~2 µs): a copy of the field dict with `row` replaced, which
-        also keeps `template` pointing at the event's first source (connector/dispatch/tables.py renders the
-        source block once per event through it)."""
-        copy = object.__new__(EventSource)
-        fields = copy.__dict__
-        fields.update(self.__dict__)
-        fields["row"] = row
-        fields.setdefault("template", self)
-        return copy
-
-
-# Not frozen: one is built per row change, and a frozen dataclass sets each field through object.__setattr__.
-@dataclass(slots=True)
-class RowChange:
-    table_id: TableId
-    op: Operation
-    before: list | None
-    after: list | None
-
-
-class ChangeEmitter(Protocol):
-    """Where streaming hands its results; implemented by the dispatcher."""
-
-    def transaction_begin(self, tx_id: str, ts_ms: int, offset: SourceOffset) -> None: ...
-
-    def transaction_end(self, tx: TransactionState, ts_ms: int, offset: SourceOffset) -> None: ...
-
-    def wants_table(self, table_id: TableId) -> bool: ...
-
-    def row_change(self, change: RowChange, source: EventSource, positions: "EventPositions") -> None: ...
-
-    def ddl(self, statement: str, database: str, source: EventSource, offset: SourceOffset) -> None: ...
-
-    def position_advanced(self, offset: SourceOffset, next_pos: tuple[str, int]) -> None: ...
-
-
-@runtime_checkable
-class PausePoint(Protocol):
-    """An emitter told about points between events (connector/signals/processor.py): before an event when it asked
-    for a pause (a blocking snapshot, signals of other channels), after each commit and at idle heartbeats (the
-    read-only incremental snapshot's windows)."""
-
-    pause_requested: bool
-
-    def paused_at(self, source: EventSource, offset: SourceOffset) -> None:
-        """Streaming is paused before the event `source` names; `offset` is where it resumes."""
-        ...
-
-    def committed(self, source: EventSource, offset: SourceOffset) -> None:
-        """The transaction committed by the event `source` names is sent (its END record included)."""
-        ...
-
-    def idle(self, source: EventSource, offset: SourceOffset) -> None:
-        """A server heartbeat between transactions."""
-        ...
-
-
-class EventPositions(Protocol):
-    """Hands out, per data event emitted, its `transaction` block and offset.
-
-    One row change can become several data events (a primary-key change is a delete and a create),
-    and each counts in the transaction's orders, so the emitter asks once per event it keeps.
-    """
-
-    def next_event(self, data_collection: str) -> tuple[tuple[str, int, int] | None, SourceOffset]: ...
 
 
 @dataclass(frozen=True)
@@ -235,6 +151,10 @@ class _StatePositions:
         return (st.tx.id, total_order, table_order), st.offset()
 
 
+def _unchanged(row: int) -> int:
+    return row
+
+
 class StreamingHandler:
     """Turns positioned binlog events into calls on a `ChangeEmitter`."""
 
@@ -252,18 +172,18 @@ class StreamingHandler:
         self.tx_metadata = provide_transaction_metadata
         # A rows event → [(before, after)] value lists in column order (None image for insert/delete side).
         self._rows_of = rows_of or RowsDecoder()
-        # Optional emitter capability (encode.workers, connector/dispatch/pipelined_sender.py): rows events handed
-        # over whole, undecoded; `settled_last_row` waits for them and says the last row index they held.
-        shipping = getattr(emitter, "pipeline", None) is not None
-        self._ship: Callable[..., bool] | None = getattr(emitter, "rows_event", None) if shipping else None
-        self._settle: Callable[[int], int] = getattr(emitter, "settled_last_row", lambda row: row)
+        # Optional emitter capabilities, each a Protocol above. Encode workers: rows events handed over whole,
+        # undecoded; `settled_last_row` waits for them and says the last row index they held.
+        shipping = emitter if isinstance(emitter, RowsShipping) and emitter.ships_rows() else None
+        self._ship: Callable[[TableId, Operation, RawRows, EventSource, int, SourceOffset], bool] | None = (
+            shipping.rows_event if shipping is not None else None)
+        self._settle: Callable[[int], int] = shipping.settled_last_row if shipping is not None else _unchanged
         self._last_row_unsettled = False
-        # Optional emitter capability (connector/dispatch/fused_rows.py): per rows event, its row changes emitted
-        # without the per-row objects of `row_change` (`FusedRows`), or None.
-        self._fused: Callable[[TableId, Operation, EventSource], Any] | None = getattr(emitter, "fused_rows", None)
-        # Optional emitter capability: verify each TABLE_MAP against the schema (connector.schema.table_map_check).
-        self._check_table_map: Callable[[TableId, tuple[int, ...], str, int], None] | None = getattr(
-            emitter, "table_map", None)
+        # The fused row path: per rows event, its row changes emitted without the per-row objects of `row_change`.
+        self._fused: Callable[[TableId, Operation, EventSource], FusedRowsEvent | None] | None = (
+            emitter.fused_rows if isinstance(emitter, FusedRowsEmitter) else None)
+        self._check_table_map: Callable[[TableId, tuple[int, ...], str, int], None] | None = (
+            emitter.table_map if isinstance(emitter, TableMapCheck) else None)
         # Optional emitter capability (connector/signals/processor.py): e.g. a blocking snapshot asked for by a signal
         # runs when the next event arrives, before that event is handled (Debezium pauses streaming there).
         self._pause: PausePoint | None = emitter if isinstance(emitter, PausePoint) else None

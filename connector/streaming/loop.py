@@ -45,6 +45,14 @@ class EventReader(Protocol):
 
     def close(self) -> None: ...
 
+    def has_pending(self) -> bool:
+        """Whether the server has sent bytes not read yet (False when that cannot be known)."""
+        ...
+
+    def socket(self) -> object:
+        """The replication connection's socket, handed to the `idle` hook (None when there is none)."""
+        ...
+
 
 # A reader starting at the handler state's restart point (file/pos, or its GTID set); `on_reader` is told of
 # each one once it is open (the status file shows its position).
@@ -125,8 +133,7 @@ class StreamingLoop:
         state, stats, heartbeat, gate = self.state, self._stats, self._heartbeat, self._gate
         next_housekeeping = 0.0
         idle = self._idle
-        has_pending: Callable[[], bool] = getattr(reader, "has_pending", lambda: False)
-        server: Callable[[], object] = getattr(reader, "socket", lambda: None)
+        has_pending, server = reader.has_pending, reader.socket
         for pe in reader.events():
             self.handler.handle(pe)
             if idle is not None and not state.in_tx and not has_pending():

@@ -19,7 +19,8 @@ from connector.binlog.reader import BinlogReader, ConnectionParams
 from connector.config.settings import Settings
 from connector.dispatch.dispatcher import Dispatcher
 from connector.ops.metrics import StreamingStats
-from connector.streaming.handler import ChangeEmitter, ResumePoint, StreamingHandler, StreamingState
+from connector.streaming.emitter import ChangeEmitter, ChannelsOwner
+from connector.streaming.handler import ResumePoint, StreamingHandler, StreamingState
 from connector.streaming.heartbeat import ActionQuery, Heartbeat
 from connector.streaming.loop import EventReader, StreamingLoop
 from connector.streaming.pause import PauseGate, StopSignal
@@ -107,9 +108,8 @@ class BinlogStreamingSource:
                           on_reader=self._on_reader).run()
         finally:
             # the signal channels' poller thread (connector/signals/processor.py SignalingEmitter)
-            stop_channels = getattr(emitter, "stop_channels", None)
-            if stop_channels is not None:
-                stop_channels()
+            if isinstance(emitter, ChannelsOwner):
+                emitter.stop_channels()
 
     def _auto_position(self, state: StreamingState) -> str | None:
         """The GTID set sent with COM_BINLOG_DUMP_GTID: what we completed, plus (with gtid.source filters) the

@@ -24,7 +24,7 @@ import pymysql
 from connector.binlog import connection as dbconn
 from connector.binlog.position import SourceOffset
 from connector.gtids.sets import GtidSet, split_gtid
-from connector.streaming.handler import EventSource
+from connector.events.changes import EventSource
 
 __all__ = ["GtidWatermarks", "Watermarks"]
 

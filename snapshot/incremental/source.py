@@ -28,7 +28,7 @@ from connector.binlog.position import INCREMENTAL, SourceOffset
 from connector.offsets.parts import IncrementalSnapshotSlot
 from connector.signals.actions import ExecuteSnapshot, SignalRejected
 from connector.signals.filters import FilterRejected, checked_filter
-from connector.streaming.handler import EventSource
+from connector.events.changes import EventSource
 from schema_history.model import Table, TableId
 from snapshot.chunks import DIALECT, ChunkReader, TableScan, key_after, table_expression
 from snapshot.incremental.context import Collection, IncrementalContext, java_key_type

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import pymysql
 
 from connector.binlog.position import SourceOffset
-from connector.streaming.handler import EventSource
+from connector.events.changes import EventSource
 
 __all__ = ["ViewPositionWatermarks", "binlog_order"]
 

@@ -20,7 +20,7 @@ from connector.events.kinds import ConnectRecord, NotificationRecord, RecordKind
 from connector.kafka.writer import OutRecord
 from connector.offsets.tracker import OffsetTracker
 from connector.schema.tracker import SchemaTracker
-from connector.streaming.handler import EventSource, RowChange
+from connector.events.changes import EventSource, RowChange
 from connector.streaming.heartbeat import Heartbeat
 from connector.transforms.config import transform_settings
 from schema_history.model import TableId

@@ -11,7 +11,7 @@ import pytest
 
 from connector.config.modes import Operation
 from connector.errors import RowValueError
-from connector.streaming.handler import RowChange
+from connector.events.changes import RowChange
 from schema_history.model import TableId
 from tests.unit.dispatch.test_dispatcher import Positions, _dispatcher, _offset, _payload, _source
 

@@ -4,6 +4,7 @@ themselves: goldens signals_*; the channels against servers: tests/integration/s
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from typing import Any
 
 from connector.binlog.position import SourceOffset
@@ -11,7 +12,9 @@ from connector.config.modes import Operation
 from connector.signals.actions import ExecuteSnapshot, SignalRecord
 from connector.signals.channels import SignalQueue
 from connector.signals.processor import NoIncrementalSnapshots, SignalingEmitter
-from connector.streaming.handler import EventSource, PausePoint, RowChange, StreamingState
+from connector.events.changes import EventSource, RowChange
+from connector.streaming.emitter import PausePoint
+from connector.streaming.handler import StreamingState
 from schema_history.model import TableId
 
 SIGNALS = TableId("inventory", "debezium_signal")
@@ -56,7 +59,7 @@ def test_a_blocking_snapshot_waits_for_the_next_event_and_the_signal_row_goes_ou
     em.row_change(signal_row("b1", "execute-snapshot", '{"data-collections": ["inventory.t"], "type": "blocking"}'),
                   SOURCE, None)
     assert len(inner.rows) == 1 and blocking.runs == [] and em.pause_requested
-    em.paused_at(EventSource(**{**SOURCE.__dict__, "pos": 180}), SourceOffset("b.000001", 4, event=3))
+    em.paused_at(replace(SOURCE, pos=180), SourceOffset("b.000001", 4, event=3))
     assert blocking.runs == [("b1", 180)] and not em.pause_requested
 
 

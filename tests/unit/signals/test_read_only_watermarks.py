@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from connector.binlog.position import SourceOffset
 from connector.gtids.sets import GtidSet
-from connector.streaming.handler import EventSource
+from connector.events.changes import EventSource
 from snapshot.incremental.read_only import GtidWatermarks
 from snapshot.incremental.view_position import ViewPositionWatermarks, binlog_order
 

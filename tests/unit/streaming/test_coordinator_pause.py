@@ -41,6 +41,12 @@ class ScriptedReader:
     def close(self) -> None:
         self.closed = True
 
+    def has_pending(self) -> bool:
+        return False
+
+    def socket(self) -> None:
+        return None
+
 
 class ScriptedServer:
     """StartEnvironment, SnapshotSource and StreamingSource of one scripted server."""

@@ -49,6 +49,12 @@ class _Reader:
     def close(self) -> None:
         pass
 
+    def has_pending(self) -> bool:
+        return False
+
+    def socket(self) -> None:
+        return None
+
 
 def test_lag_is_the_last_events_age_and_zero_once_caught_up() -> None:
     now = int(time.time())
