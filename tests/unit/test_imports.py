@@ -12,8 +12,8 @@ ROOT = Path(__file__).resolve().parents[2]
 TOP = ("connector", "snapshot", "schema_history", "spark_sink")
 # The only modules that may import snapshot/: the composition root, its signal and snapshot wiring, the coordinator,
 # the CLI.
-SNAPSHOT_IMPORTERS = {"connector.daemon", "connector.signal_wiring", "connector.snapshot_wiring", "connector.coordinator",
-                      "connector.cli"}
+SNAPSHOT_IMPORTERS = {"connector.daemon", "connector.signal_wiring", "connector.snapshot_wiring",
+                      "connector.coordinator", "connector.cli"}
 
 
 def _package(module: str) -> str:
