@@ -9,7 +9,7 @@ table's rows until a TABLE_MAP agrees again.
 from __future__ import annotations
 
 import logging
-from typing import Any, Protocol
+from typing import Protocol
 
 from connector.config.modes import InconsistentSchemaHandlingMode
 from connector.config.table_filter import TableFilter
@@ -24,6 +24,10 @@ log = logging.getLogger(__name__)
 
 class TableLookup(Protocol):
     def table(self, table_id: TableId) -> Table | None: ...
+
+    def last_ddl(self, table_id: TableId) -> str | None:
+        """The last DDL statement applied to the table (None when none was recorded), for errors."""
+        ...
 
 
 class CapturedTables:
@@ -52,7 +56,7 @@ class CapturedTables:
             self._checked.add((id(table), binlog_types))
             self._inconsistent.discard(table_id)
             return
-        last_ddl: Any = getattr(self._schema, "last_ddl", lambda t: None)(table_id)
+        last_ddl = self._schema.last_ddl(table_id)
         message = (f"TABLE_MAP of {table_id.dotted()} at binlog {file}:{pos} does not match the schema history: "
                    f"{problem}; last DDL applied to this table: "
                    f"{last_ddl if last_ddl is not None else '(none recorded)'}")

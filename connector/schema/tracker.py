@@ -177,9 +177,7 @@ class SchemaTracker:
             raise SchemaError(f"cannot parse DDL ({exc.reason})", where=where, statement=ddl, fix=exc.fix) from None
 
     def close(self) -> None:
-        close = getattr(self._store, "close", None)
-        if close is not None:
-            close()
+        self._store.close()
 
 
 def build_schema_tracker(settings: Settings, table_filter: TableFilter) -> SchemaTracker:
