@@ -28,6 +28,7 @@ from connector.dispatch.snapshot_emitter import DispatcherSnapshotEmitter
 from connector.dispatch.dispatcher import Dispatcher, run_encoder
 from connector.dispatch.encode_pool import EncodePool
 from connector.dispatch.encoder import RecordEncoder, Transforms
+from connector.dispatch.sender import DispatchCounters
 from connector.events.records import HeaderFormat
 from connector.transforms import build_chain
 from connector.config.table_filter import ColumnFilter, TableFilter
@@ -48,7 +49,7 @@ from connector.ops.metrics import MetricsServer, StreamingCollector, StreamingSt
 from connector.ops.status import StatusFile
 from connector.schema.guardrail import check_guardrail
 from connector.schema.live import LiveSchema
-from connector.schema.tracker import build_schema_tracker
+from connector.schema.tracker import SchemaTracker, build_schema_tracker
 from connector.shutdown import ShutdownToken
 from connector.notifications.service import build_notifier
 from connector.signal_wiring import signal_emitter
@@ -160,6 +161,7 @@ class Daemon:
         self.ha_state = HaState(ha.instance_id) if ha.enabled else None
         self.lost_lease: str | None = None  # why this instance stepped down (HA), once it did
         self._dispatcher: Dispatcher | None = None
+        self._schema: SchemaTracker | None = None
 
     # ---------------------------------------------------------------- wiring
     def tables_for_topic(self, topic: str) -> list[TableId]:
@@ -247,7 +249,7 @@ class Daemon:
             committer.start()
         else:
             committer = OffsetCommitter(tracker, offsets, s.offsets.flush_interval_ms)
-        self._writer, self._dispatcher, self._committer = writer, dispatcher, committer
+        self._writer, self._dispatcher, self._committer, self._schema = writer, dispatcher, committer, schema
         poller = self._poller = AckPoller(writer, on_error=(lambda e: is_fenced(e) and self._lease_lost(f"fenced: {e}"))
                                           if self.ha_state is not None else None).start()
         sig = s.signals
@@ -294,12 +296,12 @@ class Daemon:
         if not s.metrics_port:
             return None
 
-        def counter(name: str) -> Callable[[], int]:  # 0 on a standby: it has no dispatcher yet
-            return lambda: getattr(self._dispatcher.counters, name) if self._dispatcher is not None else 0
+        def counter(read: Callable[[DispatchCounters], int]) -> Callable[[], int]:  # 0 on a standby: no dispatcher
+            return lambda: read(self._dispatcher.counters) if self._dispatcher is not None else 0
 
         collector = StreamingCollector(
-            s.topics.prefix, self.stats, counter("data_events"), counter("records_sent"), counter("records_acked"),
-            lambda: getattr(self._dispatcher.schema, "ddl_fallbacks", 0) if self._dispatcher is not None else 0,
+            s.topics.prefix, self.stats, counter(lambda c: c.data_events), counter(lambda c: c.records_sent),
+            counter(lambda c: c.records_acked), lambda: self._schema.ddl_fallbacks if self._schema is not None else 0,
             ha=self.ha_state, tags=s.metric_tags)
         return MetricsServer(s.metrics_host, s.metrics_port, build_registry(collector), self.stats,
                              ha=self.ha_state).start()
