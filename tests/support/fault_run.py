@@ -7,12 +7,9 @@ with it, so a failing run can be replayed: `FaultPlan(seed=...)` with the same c
 from __future__ import annotations
 
 import json
-import logging
 import os
-import random
 import signal
 import time
-import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -24,19 +21,15 @@ from tests.integration.service.support import kill_dump_threads, restart_in_plac
 from tests.support.connector_config import connector_properties
 from tests.support.dbserver import DBZ_USER
 from tests.support.fault_check import (
-    KillView,
-    Report,
     check_exactly_once,
     check_final_state,
     check_history,
     check_key_order,
     check_replays,
-    parse_records,
 )
 from tests.support.fault_workload import SIGNAL_TABLE, TABLES, FaultWriter, create_tables
-from tests.support.kafka_dump import consume_all
+from tests.support.seeded_run import RunOutcome, SeededRun
 
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -61,14 +54,11 @@ class FaultPlan:
 
 
 @dataclass
-class FaultOutcome:
+class FaultOutcome(RunOutcome):
     plan: FaultPlan
     kills: dict[str, int] = field(default_factory=lambda: {"snapshot": 0, "streaming": 0})
     faults: dict[str, int] = field(default_factory=lambda: {"db_restart": 0, "dump_kill": 0, "broker_freeze": 0})
-    transactions: int = 0
     alters: int = 0
-    events: list[str] = field(default_factory=list)
-    report: Report = field(default_factory=Report)
 
     def summary(self) -> dict[str, Any]:
         return {"seed": self.plan.seed, "exactly_once": self.plan.exactly_once,
@@ -77,29 +67,16 @@ class FaultOutcome:
                 **self.report.summary()}
 
 
-def committed_ends(bootstrap: str, topics: list[str], since: dict[tuple[str, int], int]) -> dict[tuple[str, int], int]:
-    """Next offset after the last record a read_committed consumer sees now, per single-partition topic,
-    reading on from `since`."""
-    ends = {(t, 0): since.get((t, 0), 0) for t in topics}
-    for r in consume_all(bootstrap, {t: 1 for t in topics}, timeout=120, start=ends):
-        ends[(r.topic, r.partition)] = max(ends[(r.topic, r.partition)], r.offset + 1)
-    return ends
-
-
-class FaultRun:
+class FaultRun(SeededRun):
     """One database, one broker, one plan. `run()` returns the outcome; `outcome.report.violations` empty
     means every check passed."""
 
+    outcome: FaultOutcome
+
     def __init__(self, server: Any, broker: Any, database: str, workdir: Path, plan: FaultPlan,
                  bootstrap: str | None = None) -> None:
-        self.server, self.broker, self.database, self.workdir, self.plan = server, broker, database, workdir, plan
-        self.bootstrap = bootstrap or broker.bootstrap_servers
-        self.rng = random.Random(plan.seed)
-        self.prefix = f"fault{uuid.uuid4().hex[:8]}"
-        self.data_topics = {f"{self.prefix}.{database}.{t}": t for t in TABLES}
-        self.outcome = FaultOutcome(plan)
-        self.views: list[KillView] = []
-        self._view_ends: dict[tuple[str, int], int] = {}
+        super().__init__(server, broker, database, workdir, plan.seed, "fault", FaultOutcome(plan), bootstrap)
+        self.plan = plan
         self._loaded: Any = None  # the committed offset the running connector started from
         self.streaming_ver: int | None = None
         self.config = workdir / "application.properties"
@@ -125,11 +102,6 @@ class FaultRun:
                           "debezium.sink.kafka.producer.transactional.id": f"{self.prefix}-txn"})
         write_properties(self.config, props)
 
-    def _event(self, text: str) -> None:
-        line = f"[seed {self.plan.seed}] {text}"
-        log.info(line)
-        self.outcome.events.append(line)
-
     # ------------------------------------------------------------------ faults
     def _status(self) -> dict[str, Any]:
         return self.proc.status() or {}
@@ -140,15 +112,13 @@ class FaultRun:
     def _kill(self, kind: str) -> None:
         status = self._status()
         self.proc.kill()
-        killed_at_ms = int(time.time() * 1000)
         self._loaded = status.get("committed_offset")
         self.outcome.kills[kind] += 1
         self._event(f"kill #{sum(self.outcome.kills.values())} ({kind}) in phase {status.get('phase')}, "
                     f"{time.monotonic() - self._started:.1f} s after start, sent {status.get('records_sent')} "
                     f"acked {status.get('records_acked')}")
         if self.plan.exactly_once:
-            self._view_ends = committed_ends(self.bootstrap, list(self.data_topics), self._view_ends)
-            self.views.append(KillView(killed_at_ms, dict(self._view_ends)))
+            self._note_view()
 
     def _wait_progress(self, condition: Callable[[dict[str, Any]], bool], what: str, timeout: float = 120) -> None:
         def ready() -> bool:
@@ -295,14 +265,7 @@ class FaultRun:
 
     def _check(self, histories: dict, streaming_ver: int) -> None:
         report = self.outcome.report
-        records = consume_all(self.bootstrap, {t: 1 for t in self.data_topics}, timeout=180)
-        seen = parse_records(records, self.data_topics)
-        report.records = len(seen)
-        with open(self.workdir / "records.jsonl", "w", encoding="utf-8") as out:  # for diagnosing a failure
-            for s in seen:
-                out.write(json.dumps([s.topic, s.offset, s.run[:8], s.timestamp_ms, s.table, s.key, s.op, s.ver]) + "\n")
-        tables = {t: [dict(zip(cols, row)) for row in rows] for t, (cols, rows) in
-                  ((t, self._select(t)) for t in TABLES)}
+        seen, tables = self._read_back()
         check_final_state(seen, tables, report)
         check_key_order(seen, histories, streaming_ver, report)
         if self.plan.exactly_once:
@@ -311,12 +274,3 @@ class FaultRun:
             check_replays(seen, report)
         check_history(self.workdir / "history.jsonl", self.database, TABLES, self.writer.alters, streaming_ver,
                       report)
-
-    def _select(self, table: str) -> tuple[list[str], list[tuple]]:
-        conn = self.server.connect(self.database)
-        try:
-            with conn.cursor() as cur:
-                cur.execute(f"SELECT * FROM {table}")
-                return [d[0] for d in cur.description], list(cur.fetchall())
-        finally:
-            conn.close()

@@ -9,34 +9,27 @@ from __future__ import annotations
 
 import itertools
 import json
-import logging
 import os
-import random
 import signal
 import statistics
 import time
-import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tests.support.connector_config import connector_properties
 from tests.support.fault_check import (
-    KillView,
     Report,
     Seen,
     check_exactly_once,
     check_final_state,
     check_key_order,
-    parse_records,
 )
-from tests.support.fault_run import committed_ends
-from tests.support.fault_workload import TABLES, FaultWriter, create_tables
+from tests.support.fault_workload import FaultWriter, create_tables
 from tests.support.ha_instances import Instance, active_of, ha_properties
-from tests.support.kafka_dump import consume_all
+from tests.support.seeded_run import RunOutcome, SeededRun
 from tests.support.waiting import wait_until
 
-log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -49,14 +42,11 @@ class HaPlan:
 
 
 @dataclass
-class HaOutcome:
+class HaOutcome(RunOutcome):
     plan: HaPlan
     failovers: dict[str, int] = field(default_factory=lambda: {"kill": 0, "freeze": 0})
     takeover_s: list[float] = field(default_factory=list)
     max_active_at_once: int = 0
-    transactions: int = 0
-    events: list[str] = field(default_factory=list)
-    report: Report = field(default_factory=Report)
 
     def summary(self) -> dict[str, Any]:
         t = sorted(self.takeover_s)
@@ -79,23 +69,14 @@ def check_one_writer(seen: list[Seen], report: Report) -> None:
                         f"until {end_a}")
 
 
-class HaRun:
+class HaRun(SeededRun):
+    outcome: HaOutcome
+
     def __init__(self, server: Any, broker: Any, database: str, workdir: Path, plan: HaPlan,
                  bootstrap: str | None = None) -> None:
-        self.server, self.broker, self.database, self.workdir, self.plan = server, broker, database, workdir, plan
-        self.bootstrap = bootstrap or broker.bootstrap_servers
-        self.rng = random.Random(plan.seed)
-        self.prefix = f"ha{uuid.uuid4().hex[:8]}"
-        self.data_topics = {f"{self.prefix}.{database}.{t}": t for t in TABLES}
-        self.outcome = HaOutcome(plan)
+        super().__init__(server, broker, database, workdir, plan.seed, "ha", HaOutcome(plan), bootstrap)
+        self.plan = plan
         self.instances: list[Instance] = []
-        self.views: list[KillView] = []
-        self._ends: dict[tuple[str, int], int] = {}
-
-    def _event(self, text: str) -> None:
-        line = f"[seed {self.plan.seed}] {text}"
-        log.info(line)
-        self.outcome.events.append(line)
 
     def _start(self) -> Instance:
         inst = Instance(self.workdir, f"i{len(self.instances)}", self.props)
@@ -127,9 +108,8 @@ class HaRun:
             os.kill(active.proc.pid, signal.SIGSTOP)
             active.frozen = True
         gone = time.monotonic()
-        self._ends = committed_ends(self.bootstrap, list(self.data_topics), self._ends)
-        self.views.append(KillView(int(time.time() * 1000), dict(self._ends)))
-        self._event(f"{kind} of {active.name} at {self.views[-1].killed_at_ms}: committed ends {self._ends}")
+        view = self._note_view()
+        self._event(f"{kind} of {active.name} at {view.killed_at_ms}: committed ends {view.ends}")
         self.outcome.failovers[kind] += 1
         wait_until(lambda: self._count_active() == 1, 120, "a takeover",
                    state=lambda: {i.name: i.health() for i in self._live()})
@@ -198,19 +178,7 @@ class HaRun:
 
     def _check(self, histories: dict, streaming_ver: int) -> None:
         report = self.outcome.report
-        seen = parse_records(consume_all(self.bootstrap, {t: 1 for t in self.data_topics}, timeout=180),
-                             self.data_topics)
-        report.records = len(seen)
-        with open(self.workdir / "records.jsonl", "w", encoding="utf-8") as out:  # for diagnosing a failure
-            out.writelines(json.dumps([s.topic, s.offset, s.run[:8], s.timestamp_ms, s.table, s.key, s.op, s.ver])
-                           + "\n" for s in seen)
-        tables = {}
-        for t in TABLES:
-            rows = self.server.query(f"SELECT * FROM {t}", database=self.database)
-            cols = [c[0] for c in self.server.query(
-                "SELECT column_name FROM information_schema.columns WHERE table_schema=%s AND table_name=%s "
-                "ORDER BY ordinal_position", (self.database, t))]
-            tables[t] = [dict(zip(cols, row)) for row in rows]
+        seen, tables = self._read_back()
         check_final_state(seen, tables, report)
         check_key_order(seen, histories, streaming_ver, report)
         check_exactly_once(seen, self.views, report)
