@@ -15,11 +15,12 @@ As Debezium's (debezium-connect-plugins, 3.6):
 * a DECIMAL or BIT(n) column over `min.field.size` in a record over the limit: Debezium's cast of the value to a
   ByteBuffer fails (ClassCastException) and the task stops; here the record is refused the same way.
 
-The one part of the estimate this connector does not see is the record's source offset: Connect keeps it beside
-the record, here it is built after the transforms run. It is counted as Debezium's offsets have it for the usual
-record (a snapshot row: file, pos, ts_sec, snapshot; a streamed row: file, pos, row, event, server_id, ts_sec,
-transaction_id and one entry per table in its transaction so far), so a record within a few hundred bytes of
-`max.bytes` may be cut by that much more or less than Debezium cuts it (docs/DIFFERENCES.md).
+The source offset the estimate counts is the one the connector commits with the record, without binlog-cdc's own
+resume keys (ConnectRecord.offset_entries, set where the dispatcher builds the record). Where it is not known (rows rendered by encode.workers
+processes, a record an earlier transform rebuilt by hand) its entries are counted as Debezium's offsets have them
+for the usual record (a snapshot row: file, pos, ts_sec, snapshot; a streamed row: file, pos, row, event,
+server_id, ts_sec, [gtids], transaction_id and one entry per table of its transaction so far), so a record within a
+few hundred bytes of `max.bytes` may then be cut by that much more or less than Debezium cuts it.
 """
 
 from __future__ import annotations
@@ -120,7 +121,8 @@ class EnforceRecordSize:
         if record.value is None or schema is None or schema.type != Type.STRUCT:
             return record
         row = list(as_row(schema, record.value))
-        size = math.ceil(approximate_record_size(record, _offset_entries(schema, row)) * self._ratio)
+        entries = record.offset_entries if record.offset_entries is not None else _offset_entries(schema, row)
+        size = math.ceil(approximate_record_size(record, entries) * self._ratio)
         if size <= self._max:
             return record
         excess = size - self._max

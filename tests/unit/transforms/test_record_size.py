@@ -65,3 +65,12 @@ def test_utf16_lengths_and_decimals_over_the_limit_as_java() -> None:
 def test_invalid_options_are_refused(options) -> None:
     with pytest.raises(ValueError, match="Must be"):
         EnforceRecordSize(*options)
+
+
+def test_binlog_cdc_own_offset_keys_are_not_counted() -> None:
+    from connector.offsets.parts import OWN_KEYS, debezium_entries
+    from snapshot.new_tables import CAPTURED_FILTERS_KEY
+    from snapshot.resume import RESUME_KEY, RESUME_TABLE
+
+    assert OWN_KEYS == {RESUME_KEY, RESUME_TABLE, CAPTURED_FILTERS_KEY}
+    assert debezium_entries({"file": "f", "pos": 4, "snapshot": "true", "ts_sec": 1, RESUME_TABLE: "t"}) == 4
