@@ -16,11 +16,9 @@ As Debezium's (debezium-connect-plugins, 3.6):
   ByteBuffer fails (ClassCastException) and the task stops; here the record is refused the same way.
 
 The source offset the estimate counts is the one the connector commits with the record, without binlog-cdc's own
-resume keys (ConnectRecord.offset_entries, set where the dispatcher builds the record). Where it is not known (rows rendered by encode.workers
-processes, a record an earlier transform rebuilt by hand) its entries are counted as Debezium's offsets have them
-for the usual record (a snapshot row: file, pos, ts_sec, snapshot; a streamed row: file, pos, row, event,
-server_id, ts_sec, [gtids], transaction_id and one entry per table of its transaction so far), so a record within a
-few hundred bytes of `max.bytes` may then be cut by that much more or less than Debezium cuts it.
+resume keys (ConnectRecord.offset_entries, set where the dispatcher or an encode worker builds the record). A record
+built without it is counted as Debezium's offsets have the usual record (a snapshot row: file, pos, ts_sec,
+snapshot; a streamed row: file, pos, row, event, server_id, ts_sec, [gtids], transaction_id and its table's order).
 """
 
 from __future__ import annotations
