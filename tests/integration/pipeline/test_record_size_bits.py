@@ -9,7 +9,7 @@ import uuid
 import pytest
 
 from tests.support.connector_config import write_connector_config
-from tests.support.connector_process import ConnectorProcess, default_connector_cmd
+from tests.support.connector_process import run_until_exit
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -23,11 +23,6 @@ def test_a_bit_column_in_an_oversized_record_stops_the_run(mariadb, broker, uniq
     config = write_connector_config(tmp_path, mariadb, broker, database, prefix, transforms="size",
                                     transforms_size_type="io.debezium.transforms.EnforceRecordSize",
                                     transforms_size_max_bytes="1")
-    proc = ConnectorProcess(list(default_connector_cmd()), config, tmp_path / "status.json",
-                            tmp_path / "connector.log").start()
-    try:
-        rc = proc.wait_exit(120)
-    finally:
-        proc.stop()
+    rc, proc = run_until_exit(config, tmp_path)
     assert rc == 2, proc.log_tail(40)
     assert "field flags (io.debezium.data.Bits)" in proc.run_log(), proc.log_tail(40)

@@ -10,7 +10,7 @@ import uuid
 import pytest
 
 from tests.support.connector_config import write_connector_config
-from tests.support.connector_process import ConnectorProcess, default_connector_cmd
+from tests.support.connector_process import run_until_exit
 from tests.support.kafka_dump import consume_all
 from tests.support.servers import MariaDBServer, Profile
 
@@ -23,12 +23,7 @@ def test_read_only_on_mysql_without_gtids_stops_when_streaming_starts(broker, tm
         prefix = f"ro{uuid.uuid4().hex[:8]}"
         broker.create_topics([f"{prefix}.rodb.t", prefix])
         config = write_connector_config(tmp_path, server, broker, "rodb", prefix, read_only="true")
-        proc = ConnectorProcess(list(default_connector_cmd()), config, tmp_path / "status.json",
-                                tmp_path / "connector.log").start()
-        try:
-            rc = proc.wait_exit(120)
-        finally:
-            proc.stop()
+        rc, proc = run_until_exit(config, tmp_path)
     assert rc == 2, proc.log_tail(40)
     assert "read.only=true" in proc.run_log() and "gtid_mode=OFF" in proc.run_log(), proc.log_tail(40)
     # as Debezium: the snapshot went out before streaming was refused
