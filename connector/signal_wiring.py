@@ -19,6 +19,7 @@ from connector.binlog.reader import ConnectionParams
 from connector.config.settings import Settings
 from connector.converters.snapshot_conv import pymysql_conversions
 from connector.dispatch.dispatcher import Dispatcher
+from connector.errors import ServerSetupError
 from connector.events.kinds import HeartbeatRecord
 from connector.notifications.service import IncrementalNotifications, InitialNotifications, Notifier
 from connector.offsets.parts import IncrementalSnapshotSlot
@@ -95,30 +96,39 @@ def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dis
         slot = next((p for p in state.parts if isinstance(p, IncrementalSnapshotSlot)), None)
         context = IncrementalContext.load(dict(slot.values)) if slot is not None else None
         remainder = context is not None and context.running and context.correlation_id == RESUME_CORRELATION_ID
+        marks = _no_write_watermarks(state, is_mariadb)
+        if sig.read_only and marks is None:
+            # as Debezium's MySQL connector when streaming starts, signals configured or not
+            raise ServerSetupError("read.only=true: incremental snapshots that write nothing use GTID watermarks; "
+                                   "this MySQL server has gtid_mode=OFF (Debezium 3.6: \"Read only connection "
+                                   "requires GTID_MODE to be ON\")",
+                                   fix="SET GLOBAL gtid_mode=ON (with enforce_gtid_consistency=ON), or set "
+                                       "read.only=false")
         if not signals_on and not remainder:
             return inner
         snapshots: SnapshotActions = NoIncrementalSnapshots(
             "incremental snapshots write watermarks to the signal table: set signal.data.collection")
-        marks = _no_write_watermarks(state, is_mariadb)
+
+        def engine_on(connect: Callable[[], pymysql.connections.Connection],
+                      watermarks: Watermarks | None = None) -> IncrementalSnapshot:
+            return IncrementalSnapshot(connect, signal_table, dispatcher.schema, dispatcher, sig.chunk_size, context,
+                                       watermarks=watermarks, metrics=metrics, on_skip=refuse_skip,
+                                       progress=IncrementalNotifications(notifier)
+                                       if notifier is not None and notifier.enabled else None)
+
         if remainder and (signal_table is None or sig.read_only) and marks is not None:
             # The rest of an interrupted initial snapshot, with no signal table to write to: watermarks read
             # from the server's own state (snapshot/incremental/read_only.py); nothing is written.
-            engine = IncrementalSnapshot(connect_snapshot, signal_table, dispatcher.schema, dispatcher,
-                                         sig.chunk_size, context, watermarks=marks, metrics=metrics,
-                                         on_skip=refuse_skip,
-                                         progress=IncrementalNotifications(notifier)
-                                         if notifier is not None and notifier.enabled else None)
-            snapshots = engine
-        elif sig.read_only and not isinstance(state.current_gtids, GtidSet):
-            # Debezium's read-only watermarks are executed GTID sets: MySQL with gtid_mode=ON only
-            snapshots = NoIncrementalSnapshots("read.only=true: incremental snapshots use GTID watermarks, which "
-                                               "need MySQL with gtid_mode=ON; nothing is written to this server")
+            engine = engine_on(connect_snapshot, marks)
+        elif sig.read_only:
+            # Executed GTID sets on MySQL, as Debezium's MySQL connector; on MariaDB the chunk view's binlog
+            # position (view_position.py), exact where Debezium's MariaDB connector brackets the query with
+            # gtid_binlog_pos (its MySQL connector refuses: "Read only connection requires GTID_MODE to be ON").
+            # Signals come from the signal table's rows in the binlog, a topic or a file.
+            engine = engine_on(connect_signal_db if signal_table is not None else connect_snapshot, marks)
         elif signal_table is not None:
-            engine = IncrementalSnapshot(connect_signal_db, signal_table, dispatcher.schema, dispatcher,
-                                         sig.chunk_size, context, read_only=sig.read_only, metrics=metrics,
-                                         on_skip=refuse_skip,
-                                         progress=IncrementalNotifications(notifier)
-                                         if notifier is not None and notifier.enabled else None)
+            engine = engine_on(connect_signal_db)
+        if engine is not None:
             snapshots = engine
         blocking = BlockingSnapshot(connect_snapshot, snapshot_emitter, dispatcher.schema.table_ids, queries,
                                     ss.fetch_size or DEFAULT_FETCH_SIZE, lambda: token.requested, metrics,

@@ -62,9 +62,9 @@ def new_table_snapshot(settings: Settings, info: dbconn.ServerInfo, schema: Any,
     here: the configuration check (a signal table) cannot know the server's GTID mode, which read.only needs."""
     if settings.snapshot.new_tables != NewTablesMode.INCREMENTAL:
         return None
-    if settings.signals.read_only and (info.is_mariadb or not info.gtid_mode):
+    if settings.signals.read_only and not info.is_mariadb and not info.gtid_mode:
         raise ServerSetupError("snapshot.new.tables=incremental with read.only=true reads new tables with GTID "
-                               "watermarks, which need MySQL with gtid_mode=ON",
+                               "watermarks, which need gtid_mode=ON on MySQL",
                                fix="set read.only=false (watermarks in signal.data.collection) or "
                                    "snapshot.new.tables=off")
     return NewTables(settings.filters, schema, table_filter.table_included)

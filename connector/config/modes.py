@@ -49,8 +49,8 @@ class NewTablesMode(DebeziumEnum):
 
 class SnapshotLockingMode(DebeziumEnum):
     # Not minimal_at_least_once: Debezium 3.6.3's MySQL connector refuses it ("Value must be one of minimal,
-    # minimal_percona, custom, none, minimal_percona_no_table_locks, extended"; the reference harness, issue 24),
-    # its MariaDB connector too; the value exists only in the shared binlog module's enum.
+    # minimal_percona, custom, none, minimal_percona_no_table_locks, extended"; the reference harness on basic.sql,
+    # issue 24); its MariaDB connector's enum has no such value either; it exists only in the binlog module's enum.
     MINIMAL = "minimal"
     MINIMAL_PERCONA = "minimal_percona"
     MINIMAL_PERCONA_NO_TABLE_LOCKS = "minimal_percona_no_table_locks"

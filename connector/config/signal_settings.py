@@ -18,8 +18,9 @@ class SignalSettings:
     data_collection: str | None = prop("signal.data.collection", empty=None)
     channels: tuple[str, ...] = prop("signal.enabled.channels")  # lower case
     chunk_size: int = prop("incremental.snapshot.chunk.size")
-    # read.only=true: nothing is ever written to the database; incremental snapshots use GTID watermarks
-    # (snapshot/incremental/read_only.py), MySQL with GTIDs only.
+    # read.only=true: nothing is ever written to the database; incremental snapshots use GTID watermarks on MySQL
+    # (snapshot/incremental/read_only.py, gtid_mode=ON only), the chunk view's binlog position on MariaDB
+    # (snapshot/incremental/view_position.py).
     read_only: bool = prop("read.only", empty=False)
     poll_interval_ms: int = prop("signal.poll.interval.ms")
     file: str = prop("signal.file")
@@ -85,7 +86,7 @@ def new_tables_problems(signals: SignalSettings, store_only_captured_tables_ddl:
     if signals.data_collection is None:
         problems.append("snapshot.new.tables=incremental reads newly matched tables as an incremental snapshot, "
                         "whose watermarks need a signal table: set signal.data.collection (with read.only=true, "
-                        "MySQL with gtid_mode=ON and no writes)")
+                        "nothing is written: MariaDB, or MySQL with gtid_mode=ON)")
     if store_only_captured_tables_ddl:
         problems.append("snapshot.new.tables=incremental needs the schemas of tables not captured yet: set "
                         "schema.history.internal.store.only.captured.tables.ddl=false (Debezium's default)")

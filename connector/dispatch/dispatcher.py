@@ -41,6 +41,7 @@ from connector.events.row_errors import row_value_error
 from connector.events.table_schema import TableSchema, TableSchemaBuilder
 from connector.kafka.writer import OutRecord
 from connector.offsets.tracker import OffsetTracker
+from connector.offsets.parts import debezium_entries
 from connector.serde.avro import RecordSerializer, record_serializer
 from connector.events.changes import EventPositions, EventSource, RowChange
 from schema_history.model import Table, TableId
@@ -259,10 +260,11 @@ class Dispatcher:
             # The snapshot's hot path: _emit_rows for its one-event case (op=r: no plan, no transaction block, no
             # key headers). Each data record gets its own header list: transforms may append to it.
             self.counters.data_events += 1
+            offset_map = self._snapshot_offset_map(offset)
             self._sender.emit(DataChange(ts, self._routes.topic(table_id), Operation.READ, None, after, after,
                                          self._sources.of(source), None, self._clock_ns(),
-                                         list(self._context_headers)),
-                              self._snapshot_offset_map(offset))
+                                         list(self._context_headers), debezium_entries(offset_map)),
+                              offset_map)
         except VALUE_FAILURES as exc:
             raise row_value_error(ts, values, "snapshot", exc, source.file, source.pos) from exc
 
@@ -329,7 +331,8 @@ class Dispatcher:
             offset_map = offset.to_map()
             headers = event_headers(ts, event, self._context_headers, self._header_format)
             # A delete and its tombstone share one offset: only the last of them carries it.
-            emit(DataChange(ts, topic, event.op, event.before, event.after, event.key_of, source, tx, now_ns, headers),
+            emit(DataChange(ts, topic, event.op, event.before, event.after, event.key_of, source, tx, now_ns, headers,
+                            debezium_entries(offset_map)),
                  None if event.tombstone else offset_map)
             if event.tombstone:
                 assert event.key_of is not None

@@ -66,6 +66,7 @@ class RowsJob:
     first: int
     ts_ns: int
     context_headers: list[tuple[str, bytes]]
+    offset_entries: int | None = None  # of the rows' source offsets (ConnectRecord.offset_entries)
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,7 @@ class _Renderer:
                     shown = None if len(headers) == len(context) else headers
                     records: list[tuple[str, Any, bool]] = [
                         ("c", DataChange(ts, topic, event.op, event.before, event.after, event.key_of, row_source,
-                                         None, ts_ns, headers), not event.tombstone)]
+                                         None, ts_ns, headers, job.offset_entries), not event.tombstone)]
                     if event.tombstone:
                         records.append(("t", Tombstone(ts, topic, event.key_of, headers), True))
                     for kind, record, carries in records:

@@ -29,6 +29,7 @@ from connector.events.kinds import LogicalRecord, RecordKind
 from connector.events.source_info import SourceInfo
 from connector.events.table_schema import TableSchema
 from connector.kafka.writer import OutRecord
+from connector.offsets.parts import debezium_entries
 from connector.offsets.tracker import OffsetTracker
 from schema_history.model import Table
 
@@ -64,6 +65,8 @@ class PipelinedSender(RecordSender):
                  pool: EncodePool, *, batch_rows: int = 1000, batches_per_worker: int = 2) -> None:
         super().__init__(encoder, sink, tracker, counters)
         self._pool = pool
+        # the rows' offset entries, for a transform that counts them (EnforceRecordSize): only when rows are transformed
+        self._sizes_needed = not encoder.direct(RecordKind.DATA)
         self._batch_bytes = batch_rows * 64  # row images are tens to hundreds of bytes: batches by size
         self._window = batches_per_worker
         self._queue: deque[_Queued] = deque()
@@ -110,7 +113,8 @@ class PipelinedSender(RecordSender):
         self._tables[table_key] = ts.table
         self._maps[plan_key] = raw.table
         self._jobs.append(RowsJob(table_key, plan_key, topic, columns, op.value, raw.data, raw.present, raw.present2,
-                                  raw.kind, raw.errors, source, first, ts_ns, context_headers))
+                                  raw.kind, raw.errors, source, first, ts_ns, context_headers,
+                                  debezium_entries(offset.to_map()) if self._sizes_needed else None))
         self._events.append(_Rows(topic, offset, context_headers, first))
         self._rows_events += 1
         self._bytes += len(raw.data)

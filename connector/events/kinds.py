@@ -68,6 +68,9 @@ class ConnectRecord:
     value: Any
     headers: Headers = field(default_factory=list)
     timestamp: int | None = None
+    # entries of the source offset Connect keeps beside the record (the EnforceRecordSize estimate counts them);
+    # None where the record was built without it
+    offset_entries: int | None = None
 
 
 class LogicalRecord(Protocol):
@@ -111,6 +114,7 @@ class DataChange:
     transaction: TxBlock | None
     ts_ns: int  # the envelope's ts_ms/ts_us/ts_ns, one instant
     headers: Headers
+    offset_entries: int | None = None  # of its source offset (ConnectRecord.offset_entries)
     partition: ClassVar[int | None] = None
 
     @property
@@ -127,7 +131,7 @@ class DataChange:
         key = table.key_values(self.key_row) if self.key_row is not None else None
         value = table.envelope_values(self.op, self.before, self.after, self.source, self.transaction, self.ts_ns)
         return ConnectRecord(self.topic, None, table.key_schema if key is not None else None, key, table.envelope,
-                             value, self.headers)
+                             value, self.headers, None, self.offset_entries)
 
 
 @dataclass(slots=True)

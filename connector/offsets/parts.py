@@ -22,6 +22,8 @@ from typing import Any, Mapping, Protocol
 from connector.java.hashmap import as_hashmap
 
 __all__ = [
+    "OWN_KEYS",
+    "debezium_entries",
     "INCREMENTAL_SNAPSHOT_KEYS",
     "IncrementalSnapshotSlot",
     "OffsetPart",
@@ -31,6 +33,14 @@ __all__ = [
 
 SNAPSHOT_KEY = "snapshot"
 SNAPSHOT_COMPLETED_KEY = "snapshot_completed"
+# Keys binlog-cdc adds to Debezium's offsets (snapshot/resume.py, snapshot/new_tables.py): not counted where
+# Debezium's own offset is meant (debezium_entries)
+OWN_KEYS = frozenset({"snapshot_resume_table", "snapshot_resume_key", "captured_table_filters"})
+
+
+def debezium_entries(offset: Mapping[str, Any]) -> int:
+    """How many entries Debezium's offset for the same record has (the EnforceRecordSize estimate counts them)."""
+    return len(offset) - sum(1 for k in OWN_KEYS if k in offset)
 # In the order AbstractIncrementalSnapshotContext.store puts them (insertion order decides within a bucket).
 INCREMENTAL_SNAPSHOT_KEYS = (
     "incremental_snapshot_primary_key",

@@ -25,6 +25,7 @@ from connector.transforms.date_parse import compile_parser
 from connector.transforms.timestamp_router import TimestampRouter
 from connector.transforms.timezone import Rules, TimezoneConverter, parse_zone
 from connector.transforms.header_to_value import HeaderToValue
+from connector.transforms.record_size import EnforceRecordSize
 from connector.transforms.partition_routing import HASH_FUNCTIONS, PartitionRouting
 from connector.transforms.changed_fields import ExtractChangedRecordState
 from connector.transforms.routing import (SCHEMA_CHANGE_TYPES, Filter, HasHeaderKey, RecordIsTombstone, RegexRouter,
@@ -309,6 +310,16 @@ def _partition_routing(o: Options, codec: HeaderCodec) -> PartitionRouting:
                             HASH_FUNCTIONS[name])
 
 
+def _record_size(o: Options, codec: HeaderCodec) -> EnforceRecordSize:
+    def number(name: str, kind: type) -> Any:
+        try:
+            return kind(o[name].strip())
+        except ValueError:
+            raise ValueError(f"{name}={o[name]!r} must be {'an integer' if kind is int else 'a number'}") from None
+    return EnforceRecordSize(number("max.bytes", int), number("compression.ratio", float),
+                             number("min.field.size", int))
+
+
 def _timezone(o: Options, codec: HeaderCodec) -> TimezoneConverter:
     include, exclude = _list(o["include.list"]), _list(o["exclude.list"])
     if include and exclude:
@@ -325,6 +336,8 @@ TRANSFORMS: dict[str, Kind] = {
     "partitions.PartitionRouting": Kind({"partition.payload.fields": None, "partition.topic.num": None,
                                          "partition.hash.function": "java"}, _partition_routing),
     "HeaderToValue": Kind({"headers": None, "fields": None, "operation": None}, _header_to_value),
+    "EnforceRecordSize": Kind({"max.bytes": None, "compression.ratio": "1.0", "min.field.size": "25000"},
+                              _record_size),
     "TimestampConverter$Key": _timestamp(True),
     "TimestampConverter$Value": _timestamp(False),
     "Cast$Key": _cast(True),
@@ -378,11 +391,6 @@ REFUSED_TRANSFORMS: dict[str, str] = {
     **{name: _KAFKA_LATER for name in (
         "ExtractSchemaToNewRecord",
         "SwapGeometryCoordinates", "tracing.ActivateTracingSpan", "VectorToJsonConverter")},
-    # Debezium 3.6's size guard: its estimate (ApproximateStructSizeCalculator) counts 100 bytes per entry of each
-    # record's source partition and source offset, which the transform chain here does not carry yet
-    "EnforceRecordSize": (f"{_LATER} (its size estimate counts each record's source offset entries, which "
-                          "binlog-cdc's transforms do not see); bound the record size with the producer's "
-                          "max.request.size, or remove it from the chain"),
     DBZ + "Filter": _SCRIPT,
     "ContentBasedRouter": _SCRIPT,
 }

@@ -129,5 +129,5 @@ class HeaderToValue:
             out[i] = e.value
         headers = [h for h in record.headers if h[0] not in self._field_of] if self._move else record.headers
         return ConnectRecord(record.topic, record.partition, record.key_schema, record.key, new_schema, out, headers,
-                             record.timestamp)
+                             record.timestamp, record.offset_entries)
 

@@ -145,4 +145,5 @@ class PartitionRouting:
         if normalized == 0x7FFFFFFF:
             normalized = 0
         return ConnectRecord(record.topic, normalized % self._partitions, record.key_schema, record.key,
-                             record.value_schema, record.value, record.headers, record.timestamp)
+                             record.value_schema, record.value, record.headers, record.timestamp,
+                             record.offset_entries)

@@ -23,17 +23,17 @@ T = TypeVar("T")
 # and was the largest single cost of an unwrap + router chain.
 def with_value(record: ConnectRecord, schema: ConnectSchema | None, value: Any) -> ConnectRecord:
     return ConnectRecord(record.topic, record.partition, record.key_schema, record.key, schema, value, record.headers,
-                         record.timestamp)
+                         record.timestamp, record.offset_entries)
 
 
 def with_key(record: ConnectRecord, schema: ConnectSchema | None, key: Any) -> ConnectRecord:
     return ConnectRecord(record.topic, record.partition, schema, key, record.value_schema, record.value,
-                         record.headers, record.timestamp)
+                         record.headers, record.timestamp, record.offset_entries)
 
 
 def with_topic(record: ConnectRecord, topic: str) -> ConnectRecord:
     return ConnectRecord(topic, record.partition, record.key_schema, record.key, record.value_schema, record.value,
-                         record.headers, record.timestamp)
+                         record.headers, record.timestamp, record.offset_entries)
 
 
 def copy_basics(schema: ConnectSchema, fields: Sequence[Field]) -> ConnectSchema:

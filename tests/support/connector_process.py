@@ -162,3 +162,14 @@ class ConnectorProcess:
                 with open(self.log_file, "a") as log:
                     log.write(f"\n[conformance runner] no exit {timeout:.0f} s after SIGTERM: killed\n")
         return proc.returncode
+
+
+def run_until_exit(config: Path, workdir: Path, timeout: float = 120) -> tuple[int | None, ConnectorProcess]:
+    """`binlog-cdc run config` until it exits by itself (a refused start, a terminal error): its exit code and the
+    process (for its log); stopped in any case."""
+    proc = ConnectorProcess(list(default_connector_cmd()), config, workdir / "status.json",
+                            workdir / "connector.log").start()
+    try:
+        return proc.wait_exit(timeout), proc
+    finally:
+        proc.stop()

@@ -50,6 +50,9 @@ def _records(broker, topic: str) -> list[tuple]:
 
 
 def _run(channel: str, server, broker, unique_database, tmp_path: Path) -> tuple[list, list]:
+    # file-readonly: read.only=true, no signal table, the file channel: watermarks that write nothing (MariaDB: the
+    # chunk view's binlog position)
+    channel, _, read_only = channel.partition("-")
     tmp_path.mkdir()
     database = unique_database(server)
     server.run_sql(SETUP + f"GRANT INSERT, DELETE ON `{database}`.debezium_signal TO '{server.user}'@'127.0.0.1';\n"
@@ -60,10 +63,11 @@ def _run(channel: str, server, broker, unique_database, tmp_path: Path) -> tuple
     broker.create_topics([*topics.values(), prefix, f"{prefix}-signal"])
     signal_file = tmp_path / "signals.txt"
     config = write_connector_config(
-        tmp_path, server, broker, database, prefix, signal_data_collection=f"{database}.debezium_signal",
-        signal_enabled_channels=f"source,{channel}" if channel != "source" else "source",
+        tmp_path, server, broker, database, prefix,
+        signal_data_collection="" if read_only else f"{database}.debezium_signal",
+        signal_enabled_channels=channel if read_only or channel == "source" else f"source,{channel}",
         incremental_snapshot_chunk_size="2", signal_poll_interval_ms="200", signal_file=str(signal_file),
-        signal_kafka_bootstrap_servers=broker.bootstrap_servers)
+        signal_kafka_bootstrap_servers=broker.bootstrap_servers, read_only="true" if read_only else "false")
     proc = ConnectorProcess(list(default_connector_cmd()), config, tmp_path / "status.json",
                             tmp_path / "connector.log").start()
     try:
@@ -101,11 +105,11 @@ def _run(channel: str, server, broker, unique_database, tmp_path: Path) -> tuple
 
 def test_kafka_and_file_channels_trigger_what_the_signal_table_does(mariadb, broker, unique_database, tmp_path):
     runs = {channel: _run(channel, mariadb, broker, unique_database, tmp_path / channel)
-            for channel in ("source", "file", "kafka")}
+            for channel in ("source", "file", "kafka", "file-readonly")}
     customers, orders = runs["source"]
     # the source channel's records, as in the goldens: 5 initial + 5 incremental reads; 3 initial + 3 blocking
     assert [(op, mark) for op, mark, _, _ in customers[5:]] == [("r", "incremental")] * 5
     assert [k["id"] for _, _, k, _ in customers[5:]] == [1, 2, 3, 4, 5]
     assert [mark for _, mark, _, _ in orders[3:]] == ["first", "true", "last"]
-    for channel in ("file", "kafka"):
+    for channel in ("file", "kafka", "file-readonly"):
         assert runs[channel] == runs["source"], f"the {channel} channel's records differ from the source channel's"

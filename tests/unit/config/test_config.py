@@ -192,9 +192,11 @@ def test_minimal_at_least_once_is_refused_as_debezium_3_6_3_refuses_it(tmp_path)
         load_config(write(tmp_path, text), environ={}).settings(transform_settings)
 
 
-def test_enforce_record_size_is_refused_with_its_reason(tmp_path):
+def test_enforce_record_size_is_accepted_and_checks_its_options(tmp_path):
     text = SERVER + ("debezium.transforms=size\n"
                      "debezium.transforms.size.type=io.debezium.transforms.EnforceRecordSize\n"
                      "debezium.transforms.size.max.bytes=1000\n")
-    with pytest.raises(ConfigError, match="source offset entries"):
-        load_config(write(tmp_path, text), environ={}).settings(transform_settings)
+    load_config(write(tmp_path, text), environ={}).settings(transform_settings)
+    with pytest.raises(ConfigError, match="Must be a positive integer"):
+        load_config(write(tmp_path, text.replace("max.bytes=1000", "max.bytes=0")),
+                    environ={}).settings(transform_settings)
