@@ -5,6 +5,7 @@ checked against the database."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +19,9 @@ pytest.importorskip("deltalake")
 from deltalake import DeltaTable  # noqa: E402
 
 from spark_sink.mirror import main as mirror  # noqa: E402
+from spark_sink.transactions import CommitPoint, commit_point, commit_points  # noqa: E402
 from tests.integration.service.support import connector_config, new_prefix, start_connector  # noqa: E402
+from tests.support.kafka_dump import KafkaRecord, consume_all  # noqa: E402
 from tests.support.servers import MariaDBServer, Profile  # noqa: E402
 
 pytestmark = [pytest.mark.spark, pytest.mark.timeout(1500)]
@@ -177,3 +180,85 @@ def test_schema_evolution_ignore_and_fail(spark, broker, topics, tmp_path, caplo
     assert line.startswith(f"schema change of {prefix}.ldb.accounts refused (--schema-evolution fail): "
                            "ALTER TABLE accounts ADD COLUMN tier VARCHAR(5) at mariadb-bin.0"), line
     assert "columns added ('tier',)" in line or "added" in line
+
+
+def _boundaries(records: Sequence[KafkaRecord]) -> list[tuple[dict, dict]]:
+    """The states ({id: balance} of accounts, {id: amount} of ledger) the source passed through, one after each
+    transaction (records without one, snapshot rows and TRUNCATE, are each their own), in binlog order."""
+    groups: dict[object, list] = {}
+    for r in records:
+        if r.value is None or r.topic.endswith(".transaction"):
+            continue
+        p = json.loads(r.value)["payload"]
+        group = p["transaction"]["id"] if p.get("transaction") else (r.topic, r.offset)
+        groups.setdefault(group, []).append(((p["source"]["file"], p["source"]["pos"]), r, p))
+    accounts: dict = {}
+    ledger: dict = {}
+    states = [({}, {})]
+    for members in sorted(groups.values(), key=lambda m: min(x[0] for x in m)):
+        for _, r, p in sorted(members, key=lambda x: (x[1].topic, x[1].offset)):
+            table, column = (accounts, "balance") if r.topic.endswith(".accounts") else (ledger, "amount")
+            if p["op"] == "t":
+                table.clear()
+            elif p["op"] == "d":
+                table.pop(p["before"]["id"], None)
+            else:
+                table[p["after"]["id"]] = p["after"][column]
+        states.append((dict(accounts), dict(ledger)))
+    return states
+
+
+def _at(lake: Path, point: CommitPoint) -> tuple[dict, dict]:
+    """Both tables as of one commit point (a table not written yet is empty)."""
+    def table(name: str, column: str) -> dict:
+        version = point.versions.get(f"ldb/{name}")
+        if version is None:
+            return {}
+        return {r["id"]: r[column] for r in
+                DeltaTable(str(lake / "ldb" / name), version=version).to_pyarrow_table().to_pylist()}
+    return table("accounts", "balance"), table("ledger", "amount")
+
+
+def _copy(broker, records: Sequence[KafkaRecord], source: str, target: str) -> None:
+    """The connector's records, byte for byte with their Kafka timestamps, under another topic prefix."""
+    from confluent_kafka import Producer
+    producer = Producer({"bootstrap.servers": broker.bootstrap_servers, "enable.idempotence": True})
+    for r in records:
+        producer.produce(target + r.topic[len(source):], value=r.value, key=r.key, headers=list(r.headers),
+                         partition=r.partition, timestamp=r.timestamp_ms)
+    assert producer.flush(30) == 0
+
+
+def test_transaction_consistent_tables(spark, broker, topics, tmp_path) -> None:
+    """``--transaction-topic``: a transaction across both tables whose END is read before all its events (the
+    ledger's second insert arrives in a later run) is held back with everything after it; each commit point in
+    ``_transactions`` shows both tables at one transaction boundary of the source; the end state equals it."""
+    prefix, want = topics
+    names = [f"{prefix}.ldb.accounts", f"{prefix}.ldb.ledger", f"{prefix}.transaction"]
+    records = consume_all(broker.bootstrap_servers, dict.fromkeys(names, 1))
+    ends = [json.loads(r.value)["payload"] for r in records if r.topic == names[2]]
+    both = next(e["id"] for e in ends if e["status"] == "END" and len(e["data_collections"]) == 2)
+    ledger = [r for r in records if r.topic == names[1]]
+    cut = next(i for i, r in enumerate(ledger) if r.value and json.loads(r.value)["payload"]["transaction"] and
+               json.loads(r.value)["payload"]["transaction"] == {"id": both, "total_order": 4,
+                                                                  "data_collection_order": 2})
+    copy = new_prefix("txlake")
+    broker.create_topics([copy + n[len(prefix):] for n in names])
+    _copy(broker, [r for r in records if r not in ledger[cut:]], prefix, copy)
+    options = ("--transaction-topic", f"{copy}.transaction")
+    lake = _mirror(spark, broker, copy, tmp_path, *options)
+    first = commit_point(str(lake))
+    assert first is not None and first.held_transactions >= 1
+    assert _at(lake, first) == ({1: 11, 3: 30}, {})  # before the transaction: nothing of it, nor after it
+
+    _copy(broker, ledger[cut:], prefix, copy)  # the rest: the transaction completes, what waited follows
+    _mirror(spark, broker, copy, tmp_path, *options, "--max-offsets-per-trigger", "3")
+    boundaries = _boundaries(records)
+    points = commit_points(str(lake))
+    assert len(points) >= 2 and points[-1].held_transactions == 0
+    for point in points:
+        assert _at(lake, point) in boundaries, point
+    assert _at(lake, points[-1]) == boundaries[-1]
+    for table in ("accounts", "ledger"):
+        columns, rows = want[table]
+        assert {r["id"] for r in _delta(lake / "ldb" / table)} == set(rows)
