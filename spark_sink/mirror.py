@@ -21,7 +21,7 @@ import sys
 from dataclasses import replace
 from functools import partial
 from enum import StrEnum
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from pyspark.errors import StreamingQueryException
 from pyspark.sql import DataFrame, SparkSession
@@ -53,6 +53,7 @@ class TargetFormat(StrEnum):
     DELTA = "delta"
     PARQUET = "parquet"
     SPARK_DELTA = "spark-delta"
+    ICEBERG = "iceberg"
 
 
 class History(StrEnum):
@@ -63,8 +64,18 @@ class History(StrEnum):
 HISTORY_DIR = "_history"
 
 
-def target_factory(fmt: TargetFormat, root: str, history: History | None) -> Callable[[str], Target]:
-    """topic → its target: the current-state table, its history (``<root>/_history/<db>/<table>``), or both."""
+def target_factory(fmt: TargetFormat, root: str, history: History | None,
+                   catalog: Mapping[str, str] | None = None) -> Callable[[str], Target]:
+    """topic → its target: the current-state table, its history (``<root>/_history/<db>/<table>``), or both.
+    Iceberg: the table ``<db>.<table>`` of the pyiceberg catalog `catalog` (default: SQLite under `root`)."""
+    if fmt is TargetFormat.ICEBERG:
+        if history is not None:
+            raise SystemExit("--history is written with deltalake: it needs --format delta, not iceberg")
+        from spark_sink.iceberg import IcebergTarget, local_catalog
+        if not catalog:
+            os.makedirs(root, exist_ok=True)  # SQLite creates its file, not the directory
+        properties = dict(catalog or local_catalog(os.path.abspath(root)))
+        return lambda topic: IcebergTarget(properties, ".".join(topic.split(".")[-2:]))
     current = _TARGETS[fmt]
     if history is None:
         return lambda topic: current(topic_path(root, topic))
@@ -103,6 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", required=True, help="root directory/URI of the mirrored tables")
     p.add_argument("--checkpoint", required=True, help="Spark checkpoint directory")
     p.add_argument("--format", type=TargetFormat, default=TargetFormat.DELTA, choices=list(TargetFormat))
+    p.add_argument("--iceberg-catalog", action="append", default=[], metavar="KEY=VALUE",
+                   help="with --format iceberg: a pyiceberg catalog property (repeatable), e.g. type=rest, "
+                        "uri=https://catalog:8181; default: type=sql, uri=sqlite:///<target>/_catalog.db, "
+                        "warehouse=file://<target>. Each topic <prefix>.<db>.<table> goes to table <db>.<table>")
     p.add_argument("--value-format", type=ValueFormat, default=ValueFormat.JSON, choices=list(ValueFormat))
     p.add_argument("--schema-registry-url", help="avro: the registry the AvroConverter wrote to")
     p.add_argument("--schema-registry-option", action="append", default=[], metavar="KEY=VALUE",
@@ -160,7 +175,10 @@ def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -
     decode = DecodeOptions(value_format=args.value_format, schema_registry_url=args.schema_registry_url,
                            registry_options=_pairs(args.schema_registry_option, "--schema-registry-option"),
                            time_mode=TimeMode.MICROS)
-    make_target = target_factory(args.format, args.target, args.history)
+    if args.iceberg_catalog and args.format is not TargetFormat.ICEBERG:
+        raise SystemExit("--iceberg-catalog goes with --format iceberg")
+    make_target = target_factory(args.format, args.target, args.history,
+                                 _pairs(args.iceberg_catalog, "--iceberg-catalog") or None)
     maintenance = Maintenance(args.optimize_every, args.vacuum_retention)
     if args.vacuum_retention is not None and not args.optimize_every:
         raise SystemExit("--vacuum-retention runs with the compaction: give --optimize-every N too "

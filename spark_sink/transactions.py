@@ -37,7 +37,8 @@ from pyspark.sql import types as T
 
 from spark_sink.kafka_source import _SPLIT_ARROW_SCHEMA, SPLIT_SCHEMA
 
-__all__ = ["TransactionGate", "Admitted", "CommitLog", "CommitPoint", "commit_point", "COMMIT_LOG_DIR"]
+__all__ = ["TransactionGate", "Admitted", "CommitLog", "CommitPoint", "commit_point", "commit_points", "COMMIT_LOG_DIR",
+           "PENDING_DIR"]
 
 logger = logging.getLogger(__name__)
 
