@@ -6,7 +6,7 @@ works on this project's output and on real Debezium's alike.
     Kafka ──► reader (JVM "kafka" source | Python "binlog_cdc_kafka" source) ──► raw rows
     raw rows ──► wire (json | json-schemaless | avro) ──► decoder + semantic_types ──► typed rows
     typed rows ──► applier (truncate, last change per key by binlog position: ordering) ──► targets
-                   (Delta via deltalake | Delta via Spark MERGE | Parquet changelog + current)
+                   (Delta via deltalake | Delta via Spark MERGE | Parquet changelog + current | Iceberg)
 
 Typical job::
 
@@ -31,12 +31,14 @@ _HOMES = {
     "spark_sink.decoder": ("KAFKA_COLUMNS", "META_COLUMNS", "TableLayout"),
     "spark_sink.evolution": ("SchemaEvolution", "SchemaChangeRefused"),
     "spark_sink.history": ("HistoryTarget",),
+    "spark_sink.iceberg": ("IcebergTarget",),
     "spark_sink.kafka_source": ("KafkaDataSource",),
     "spark_sink.ordering": ("latest_per_key",),
     "spark_sink.reader": ("DecodeOptions", "decode_batch", "decode_split", "discover_versions", "history_schemas",
                           "read_changes", "read_kafka", "split_records"),
     "spark_sink.semantic_types": ("TimeMode",),
     "spark_sink.targets": ("DeltaTarget", "FanOut", "ParquetTarget", "SparkDeltaTarget", "Target", "read_current"),
+    "spark_sink.transactions": ("CommitPoint", "commit_point", "commit_points"),
     "spark_sink.registry": ("HttpSchemaRegistry", "RegistryConfig"),
     "spark_sink.wire": ("SchemaRegistry", "ValueFormat"),
 }
@@ -57,11 +59,11 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
-    "ApplyResult", "ConnectField", "DecodeOptions", "DeltaTarget", "FanOut", "HistoryTarget", "HttpSchemaRegistry",
-    "KAFKA_COLUMNS", "KafkaDataSource", "META_COLUMNS", "ParquetTarget", "RegistryConfig", "SchemaChangeRefused",
-    "SchemaEvolution", "SchemaRegistry",
+    "ApplyResult", "CommitPoint", "ConnectField", "DecodeOptions", "DeltaTarget", "FanOut", "HistoryTarget",
+    "HttpSchemaRegistry", "IcebergTarget", "KAFKA_COLUMNS", "KafkaDataSource", "META_COLUMNS", "ParquetTarget",
+    "RegistryConfig", "SchemaChangeRefused", "SchemaEvolution", "SchemaRegistry",
     "SparkDeltaTarget", "TableLayout", "Target", "TimeMode", "ValueFormat", "apply_changes",
-    "decode_batch", "decode_split", "discover_versions", "from_avro", "from_connect_json",
-    "history_schemas", "latest_per_key", "read_changes", "read_current", "read_kafka",
+    "commit_point", "commit_points", "decode_batch", "decode_split", "discover_versions", "from_avro",
+    "from_connect_json", "history_schemas", "latest_per_key", "read_changes", "read_current", "read_kafka",
     "schemas_from_history", "split_records",
 ]

@@ -21,7 +21,7 @@ import sys
 from dataclasses import replace
 from functools import partial
 from enum import StrEnum
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from pyspark.errors import StreamingQueryException
 from pyspark.sql import DataFrame, SparkSession
@@ -38,6 +38,7 @@ from spark_sink.history import HistoryTarget
 from spark_sink.kafka_source import read_values
 from spark_sink.maintenance import Maintenance, maintain
 from spark_sink.targets import DeltaTarget, FanOut, ParquetTarget, SparkDeltaTarget, Target
+from spark_sink.transactions import PENDING_DIR, CommitLog, TransactionGate
 from spark_sink.wire import ValueFormat
 
 __all__ = ["main", "TargetFormat", "History", "topic_path", "target_factory", "build_parser"]
@@ -52,6 +53,7 @@ class TargetFormat(StrEnum):
     DELTA = "delta"
     PARQUET = "parquet"
     SPARK_DELTA = "spark-delta"
+    ICEBERG = "iceberg"
 
 
 class History(StrEnum):
@@ -62,8 +64,18 @@ class History(StrEnum):
 HISTORY_DIR = "_history"
 
 
-def target_factory(fmt: TargetFormat, root: str, history: History | None) -> Callable[[str], Target]:
-    """topic → its target: the current-state table, its history (``<root>/_history/<db>/<table>``), or both."""
+def target_factory(fmt: TargetFormat, root: str, history: History | None,
+                   catalog: Mapping[str, str] | None = None) -> Callable[[str], Target]:
+    """topic → its target: the current-state table, its history (``<root>/_history/<db>/<table>``), or both.
+    Iceberg: the table ``<db>.<table>`` of the pyiceberg catalog `catalog` (default: SQLite under `root`)."""
+    if fmt is TargetFormat.ICEBERG:
+        if history is not None:
+            raise SystemExit("--history is written with deltalake: it needs --format delta, not iceberg")
+        from spark_sink.iceberg import IcebergTarget, local_catalog
+        if not catalog:
+            os.makedirs(root, exist_ok=True)  # SQLite creates its file, not the directory
+        properties = dict(catalog or local_catalog(os.path.abspath(root)))
+        return lambda topic: IcebergTarget(properties, ".".join(topic.split(".")[-2:]))
     current = _TARGETS[fmt]
     if history is None:
         return lambda topic: current(topic_path(root, topic))
@@ -102,6 +114,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--target", required=True, help="root directory/URI of the mirrored tables")
     p.add_argument("--checkpoint", required=True, help="Spark checkpoint directory")
     p.add_argument("--format", type=TargetFormat, default=TargetFormat.DELTA, choices=list(TargetFormat))
+    p.add_argument("--iceberg-catalog", action="append", default=[], metavar="KEY=VALUE",
+                   help="with --format iceberg: a pyiceberg catalog property (repeatable), e.g. type=rest, "
+                        "uri=https://catalog:8181; default: type=sql, uri=sqlite:///<target>/_catalog.db, "
+                        "warehouse=file://<target>. Each topic <prefix>.<db>.<table> goes to table <db>.<table>")
     p.add_argument("--value-format", type=ValueFormat, default=ValueFormat.JSON, choices=list(ValueFormat))
     p.add_argument("--schema-registry-url", help="avro: the registry the AvroConverter wrote to")
     p.add_argument("--schema-registry-option", action="append", default=[], metavar="KEY=VALUE",
@@ -123,6 +139,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="compact each Delta table a batch touched after every N-th batch (0: never)")
     p.add_argument("--vacuum-retention", type=float, metavar="HOURS",
                    help="with --optimize-every: also delete files unreferenced for HOURS (Delta VACUUM)")
+    p.add_argument("--transaction-topic", metavar="TOPIC",
+                   help="transaction-consistent tables: apply only whole source transactions, in commit order, "
+                        "holding back a transaction until its END and all its events are read; TOPIC is the "
+                        "connector's transaction topic (<topic.prefix>.transaction; provide.transaction.metadata="
+                        "true). Each batch's commit point is a row per table in <target>/_transactions")
     p.add_argument("--soft-delete", action="store_true", help="keep deleted rows with __deleted=true")
     p.add_argument("--starting-offsets", default="earliest")
     p.add_argument("--max-offsets-per-trigger", type=int)
@@ -154,7 +175,10 @@ def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -
     decode = DecodeOptions(value_format=args.value_format, schema_registry_url=args.schema_registry_url,
                            registry_options=_pairs(args.schema_registry_option, "--schema-registry-option"),
                            time_mode=TimeMode.MICROS)
-    make_target = target_factory(args.format, args.target, args.history)
+    if args.iceberg_catalog and args.format is not TargetFormat.ICEBERG:
+        raise SystemExit("--iceberg-catalog goes with --format iceberg")
+    make_target = target_factory(args.format, args.target, args.history,
+                                 _pairs(args.iceberg_catalog, "--iceberg-catalog") or None)
     maintenance = Maintenance(args.optimize_every, args.vacuum_retention)
     if args.vacuum_retention is not None and not args.optimize_every:
         raise SystemExit("--vacuum-retention runs with the compaction: give --optimize-every N too "
@@ -164,6 +188,15 @@ def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -
     if args.schema_evolution is not SchemaEvolution.LENIENT and args.format is not TargetFormat.DELTA:
         raise SystemExit(f"--schema-evolution {args.schema_evolution} needs --format delta (the others are lenient)")
     kafka_options = _pairs(args.kafka_option, "--kafka-option")
+    gate = commits = None
+    topics_pattern = args.topics_pattern
+    if args.transaction_topic:
+        if args.format is not TargetFormat.DELTA:
+            raise SystemExit(f"--transaction-topic needs --format delta (its commit log is a Delta table), "
+                             f"not {args.format}")
+        gate = TransactionGate(args.transaction_topic, args.topics_pattern, os.path.join(args.checkpoint, PENDING_DIR))
+        commits = CommitLog(args.target)
+        topics_pattern = gate.subscription(args.topics_pattern)
 
     if args.value_format is ValueFormat.JSON_SCHEMALESS and not args.schema_change_topic:
         raise SystemExit("--value-format json-schemaless needs --schema-change-topic")
@@ -186,18 +219,31 @@ def main(argv: Sequence[str] | None = None, spark: SparkSession | None = None) -
             options = replace(decode, schemas=history_schemas(batch.sparkSession, args.bootstrap_servers,
                                                               args.schema_change_topic,
                                                               kafka_options=kafka_options))
-        results = apply_changes(batch, make_target, batch_id=batch_id, soft_delete=args.soft_delete,
-                                decode=options, evolution=args.schema_evolution, ddls=ddls)
-        if maintenance.due(batch_id):
-            for r in results:
-                for path in target_paths(args.target, r.topic, args.history):
-                    maintain(path, maintenance.vacuum_retention_hours)
+        admitted = gate.admit(batch, batch_id) if gate else None
+        try:
+            results = apply_changes(admitted.ready if admitted else batch, make_target, batch_id=batch_id,
+                                    soft_delete=args.soft_delete, decode=options, evolution=args.schema_evolution,
+                                    ddls=ddls)
+            if maintenance.due(batch_id):
+                for r in results:
+                    for path in target_paths(args.target, r.topic, args.history):
+                        maintain(path, maintenance.vacuum_retention_hours)
+            if admitted and commits:  # after every table of the batch: the batch's commit point
+                touched = [p for r in results for p in target_paths(args.target, r.topic, args.history)]
+                point = commits.record(batch_id, touched, admitted)
+                if point:
+                    logger.info("batch %d: commit point of %d tables after %d whole transactions (last %s), "
+                                "%d held back", batch_id, len(point.versions), point.transactions,
+                                point.last_transaction, point.held_transactions)
+        finally:
+            if admitted:
+                admitted.release()
         for r in results:
             logger.info("batch %d %s: %d changes, %d applied%s%s", batch_id, r.topic, r.changes, r.applied,
                         ", truncated" if r.truncated else "", ", already applied" if r.skipped else "")
 
     def start() -> StreamingQuery:
-        stream = read_kafka(spark, args.bootstrap_servers, topic_pattern=args.topics_pattern,
+        stream = read_kafka(spark, args.bootstrap_servers, topic_pattern=topics_pattern,
                             starting_offsets=args.starting_offsets, split_values=args.value_format,
                             max_offsets_per_trigger=args.max_offsets_per_trigger, kafka_options=kafka_options,
                             registry_options=decode.registry_settings())
