@@ -59,7 +59,7 @@ def connect(params: ConnectionParams, database: str | None = None, autocommit: b
     if database:
         kwargs["database"] = database
     try:
-        return pymysql.connect(**kwargs)
+        return params.tls.connection_class()(**kwargs)
     except pymysql.err.OperationalError as exc:
         refused = params.refusal(exc)
         if refused is not None:

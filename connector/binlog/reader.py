@@ -48,7 +48,7 @@ from connector.binlog import payload, table_map_cache, tagged_gtid
 from connector.binlog.payload import PayloadError, TransactionPayloadEvent
 from connector.binlog.position import BinlogPosition
 from connector.binlog.tagged_gtid import TaggedGtidEvent
-from connector.binlog.tls import DatabaseTls, handshake_failure, login_hint
+from connector.binlog.tls import DatabaseTls, TlsConnection, handshake_failure, login_hint
 from connector.errors import ServerSetupError
 from connector.binlog.table_map_cache import CachedTableMapEvent, TableMapCache
 
@@ -164,7 +164,7 @@ class PositionedEvent:
     artificial: bool = False
 
 
-class _AnnotatingConnection(pymysql.connections.Connection):
+class _AnnotatingConnection(TlsConnection):
     """A pymysql connection whose COM_BINLOG_DUMP asks MariaDB for ANNOTATE_ROWS events (include.query).
 
     pmr's dump commands do not ask for them (its MariaDB one only with its own option, which we do not
@@ -219,7 +219,8 @@ class BinlogReader:
             only_events=EVENT_TYPES,
             slave_heartbeat=self._heartbeat_s,
             enable_logging=False,
-            pymysql_wrapper=_AnnotatingConnection if self._annotate_rows else None,
+            pymysql_wrapper=self._params.tls.connection_class(_AnnotatingConnection if self._annotate_rows
+                                                              else TlsConnection),
         )
         self._stream.table_map = TableMapCache(self._parsed_table_maps)
         if self._auto_position:
@@ -321,7 +322,8 @@ def binlog_file_start_time(params: ConnectionParams, server_id: int, file: str) 
     would make the server drop the connector's own)."""
     stream = BinLogStreamReader(
         connection_settings=params.pymysql_kwargs(), server_id=server_id, resume_stream=True, blocking=False,
-        log_file=file, log_pos=4, only_events=[FormatDescriptionEvent, RotateEvent], enable_logging=False)
+        log_file=file, log_pos=4, only_events=[FormatDescriptionEvent, RotateEvent], enable_logging=False,
+        pymysql_wrapper=params.tls.connection_class())
     try:
         for event in stream:
             if event.timestamp:

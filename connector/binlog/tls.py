@@ -16,9 +16,10 @@ connection could not present it anyway).
 
 from __future__ import annotations
 
+import functools
 import ssl
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import pymysql
 
@@ -28,7 +29,7 @@ from connector.config.modes import SecureConnectionMode as Mode
 from connector.config.settings import DatabaseSslSettings
 from connector.errors import ConfigError, ServerSetupError
 
-__all__ = ["DatabaseTls", "TlsHandshakeError", "database_tls", "handshake_failure", "login_hint"]
+__all__ = ["DatabaseTls", "TlsConnection", "TlsHandshakeError", "database_tls", "handshake_failure", "login_hint"]
 
 # CR_SSL_CONNECTION_ERROR, and ER_SECURE_TRANSPORT_REQUIRED (require_secure_transport=ON, plain client).
 _CR_SSL_CONNECTION_ERROR = 2026
@@ -39,10 +40,29 @@ class TlsHandshakeError(ServerSetupError):
     """The server and `database.ssl.*` disagree: retrying cannot help until one of them changes."""
 
 
+class TlsConnection(pymysql.connections.Connection):
+    """A PyMySQL connection whose preferred mode (TLS if offered, no certificate check) uses `offered_context`.
+
+    PyMySQL builds a new default context for each preferred-mode connection and loads the system's CA bundle into
+    it (~120 ms of CPU) for a check that mode never makes; the connector opens several connections per start and
+    one per reconnect."""
+
+    def __init__(self, *, offered_context: ssl.SSLContext | None = None, **kwargs: Any) -> None:
+        self._offered_context = offered_context
+        super().__init__(**kwargs)
+
+    def _create_ssl_ctx(self, sslp: Any) -> ssl.SSLContext:
+        if not sslp and self._offered_context is not None:
+            return self._offered_context
+        return super()._create_ssl_ctx(sslp)
+
+
 @dataclass(frozen=True, repr=False)
 class DatabaseTls:
     mode: Mode = Mode.PREFERRED
     context: ssl.SSLContext | None = None  # None: PyMySQL's own preferred mode, or disabled
+    # Preferred mode without a client identity: the context offered TLS uses (built once, no CA bundle).
+    offered_context: ssl.SSLContext | None = None
 
     def pymysql_kwargs(self) -> dict[str, Any]:
         if self.mode is Mode.DISABLED:
@@ -50,6 +70,11 @@ class DatabaseTls:
         if self.context is None:
             return {}  # PyMySQL's default is preferred: TLS if offered, no certificate check
         return {"ssl": self.context}
+
+    def connection_class(self, base: type[TlsConnection] = TlsConnection
+                         ) -> Callable[..., pymysql.connections.Connection]:
+        """What builds a connection from `pymysql_kwargs()` (also pmr's `pymysql_wrapper`)."""
+        return functools.partial(base, offered_context=self.offered_context)
 
     def __repr__(self) -> str:
         return f"DatabaseTls(mode={self.mode.value})"
@@ -78,7 +103,7 @@ def database_tls(cfg: DatabaseSslSettings) -> DatabaseTls:
         return DatabaseTls(cfg.mode)
     has_identity = identity is not None or cfg.cert is not None
     if cfg.mode is Mode.PREFERRED and not has_identity:
-        return DatabaseTls(cfg.mode)
+        return DatabaseTls(cfg.mode, offered_context=client_context(False, False, None, None))
     verify = cfg.mode in (Mode.VERIFY_CA, Mode.VERIFY_IDENTITY)
     try:
         ctx = client_context(verify, cfg.mode is Mode.VERIFY_IDENTITY, cadata if verify else None, identity,

@@ -23,14 +23,22 @@ documents have a defined order, so a reordering is a real difference.
 """
 from __future__ import annotations
 
-import copy
+import pickle
 import re
-from typing import Any
+from typing import Any, TypeVar
 
 TS_KEYS = ("ts_ms", "ts_us", "ts_ns")
 FLAT_SOURCE_TS_KEYS = tuple(f"source{d}{k}" for d in "._" for k in TS_KEYS)
 _UUID = r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
 _GTID_SOURCE = re.compile(rf"(?<![0-9a-fA-F-])({_UUID})(?=:)")
+
+
+T = TypeVar("T")
+
+
+def _copy(tree: T) -> T:
+    """A deep copy of JSON-shaped data; pickle's C round trip is ~5x faster than `copy.deepcopy` here."""
+    return pickle.loads(pickle.dumps(tree, pickle.HIGHEST_PROTOCOL))
 
 
 class UuidMasker:
@@ -189,7 +197,7 @@ def mask_notification(event: dict) -> dict:
 
 def normalize_event(event: dict, masker: UuidMasker) -> dict:
     """A masked copy of one events.jsonl line (the masker learns across a whole file)."""
-    e = copy.deepcopy(event)
+    e = _copy(event)
     p = _payload(e.get("value"))
     mask_cloudevent_ts(e)
     _mask_ts(p)
@@ -215,7 +223,7 @@ def normalize_events(events: list[dict]) -> list[dict]:
 def normalize_offsets(entries: list[dict]) -> list[dict]:
     """offsets.json: [{"key": [name, partition], "value": {...}}]"""
     masker = UuidMasker()
-    out = copy.deepcopy(entries)
+    out = _copy(entries)
     for e in out:
         val = e.get("value") if isinstance(e, dict) else None
         if isinstance(val, dict):
@@ -228,7 +236,7 @@ def normalize_offsets(entries: list[dict]) -> list[dict]:
 def normalize_history(docs: list[dict]) -> list[dict]:
     """schema_history.jsonl documents."""
     masker = UuidMasker()
-    out = copy.deepcopy(docs)
+    out = _copy(docs)
     for d in out:
         _mask_ts(d, ("ts_ms",))
         pos = d.get("position")

@@ -16,6 +16,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from tests.support.warm_launch import LAUNCHER, WarmProcess
+
 
 class ConnectorError(RuntimeError):
     """The connector exited, misbehaved or did not get where it should in time."""
@@ -41,13 +43,17 @@ class ConnectorProcess:
         self.log_file = log_file
         self.env = env  # None: this process's environment
         self.cwd = cwd
-        self._proc: subprocess.Popen | None = None
+        self._proc: subprocess.Popen | WarmProcess | None = None
         self._log_start = 0
 
     def start(self) -> "ConnectorProcess":
         self.status_file.unlink(missing_ok=True)
         # Several runs may append to one log: run_log() is this run's part.
         self._log_start = self.log_file.stat().st_size if self.log_file.exists() else 0
+        if tuple(self.cmd[:1]) == default_connector_cmd():
+            self._proc = LAUNCHER.launch(self.cmd, self.env, self.cwd, self.log_file)
+            if self._proc is not None:
+                return self
         with open(self.log_file, "ab") as log:
             self._proc = subprocess.Popen(self.cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                           env=self.env, cwd=self.cwd,

@@ -107,7 +107,7 @@ class Replay:
     # ------------------------------------------------------------ server reads
     def _connect(self) -> pymysql.Connection:
         conn = pymysql.connect(unix_socket=self.server.sock, user="root", password="", charset="utf8mb4",
-                               conv=pymysql_conversions())
+                               conv=pymysql_conversions(), ssl_disabled=True)
         with conn.cursor() as cur:
             cur.execute("SET time_zone = '+00:00'")
         return conn

@@ -184,3 +184,21 @@ def test_plain_server_preferred_falls_back_and_required_refuses(mariadb, tmp_pat
     assert validate(write_config(tmp_path, mariadb, mode="disabled")).returncode == 0
     assert_refused(validate(write_config(tmp_path, mariadb, mode="required")), "database.ssl.mode=required",
                    "does not offer TLS")
+
+
+def test_preferred_mode_connects_over_tls_with_one_context_and_no_ca_bundle(tls_server, pki, tmp_path):
+    """PyMySQL's own preferred mode loads the system's CA bundle into a new context per connection (~120 ms of
+    CPU); the connector's builds one context at start, never loads CAs (preferred checks no certificate), and
+    still negotiates TLS with a server that offers it."""
+    from connector.binlog.connection import connect
+
+    serve(tls_server, pki, "good")
+    params = connection_params(load_config(str(write_config(tmp_path, tls_server, mode="preferred")))
+                               .settings(transform_settings))
+    offered = params.tls.offered_context
+    assert offered is not None and offered.cert_store_stats()["x509_ca"] == 0
+    for _ in range(2):
+        with connect(params) as conn, conn.cursor() as cur:
+            assert conn.ctx is offered
+            cur.execute("SHOW SESSION STATUS LIKE 'Ssl_cipher'")
+            assert cur.fetchone()[1], "preferred mode must use the TLS the server offers"
