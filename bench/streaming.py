@@ -3,7 +3,7 @@
 acknowledged the last record. In the same run, the rate of plain python-mysql-replication decoding
 of the same binlog range (no serialization, no Kafka) is measured as the baseline.
 
-    .venv/bin/python bench/streaming.py [--rows 300000] [--baseline DIR] [--repeat N] [--profile]
+    .venv/bin/python bench/streaming.py [--rows 300000] [--shape bulk|oltp] [--baseline DIR] [--repeat N] [--profile]
 
 `--baseline DIR` streams the same binlog range, back to back on the same servers, with the connector of
 another source tree (e.g. `git worktree add --detach /tmp/base <commit>`), alternating with this tree;
@@ -207,8 +207,10 @@ def main() -> int:
             start = server.binlog_position()
 
             sql, inserts, updates, deletes = (oltp_sql if args.shape == "oltp" else workload_sql)(args.rows)
-            print(f"loading {args.rows} row changes ({inserts} inserts in 1000-row statements, "
-                  f"{updates} single-row updates, {deletes} single-row deletes) ...", flush=True)
+            shape = ("in transactions of UPDATE, UPDATE, DELETE, INSERT" if args.shape == "oltp"
+                     else "inserts in 1000-row statements, single-row updates and deletes")
+            print(f"loading {args.rows} row changes ({inserts} inserts, {updates} updates, {deletes} deletes, "
+                  f"{shape}) ...", flush=True)
             t0 = time.perf_counter()
             (work / "load.sql").write_text(sql)
             server.run_sql(sql, what="bench workload")
