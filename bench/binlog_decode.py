@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from connector.binlog.position import BinlogPosition  # noqa: E402
 from connector.binlog.reader import BinlogReader, ConnectionParams  # noqa: E402
 from connector.binlog.rows_decoder import RowsDecoder  # noqa: E402
+from connector.binlog.wire_events import WireRows  # noqa: E402
 from tests.support.mariadb import MariaDBServer  # noqa: E402
 
 ROWS_EVENTS = (WriteRowsEvent, UpdateRowsEvent, DeleteRowsEvent)
@@ -101,7 +102,7 @@ def read_fast(db: MariaDBServer, start: tuple[str, int], end: tuple[str, int]) -
     count = 0
     try:
         for pe in reader.events():
-            if isinstance(pe.event, ROWS_EVENTS):
+            if isinstance(pe.event, (*ROWS_EVENTS, WireRows)):
                 count += len(decode(pe.event))
             if (pe.file, pe.next_pos) >= end:
                 break

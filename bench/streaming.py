@@ -3,7 +3,7 @@
 acknowledged the last record. In the same run, the rate of plain python-mysql-replication decoding
 of the same binlog range (no serialization, no Kafka) is measured as the baseline.
 
-    .venv/bin/python bench/streaming.py [--rows 300000] [--baseline DIR] [--repeat N] [--profile]
+    .venv/bin/python bench/streaming.py [--rows 300000] [--shape bulk|oltp] [--baseline DIR] [--repeat N] [--profile]
 
 `--baseline DIR` streams the same binlog range, back to back on the same servers, with the connector of
 another source tree (e.g. `git worktree add --detach /tmp/base <commit>`), alternating with this tree;
@@ -76,6 +76,29 @@ def workload_sql(rows: int, seed: int = 1) -> tuple[str, int, int, int]:
     for n in range(deletes):
         out.append(f"DELETE FROM events WHERE id = {inserts - n};")
     return "\n".join(out) + "\n", inserts, updates, deletes
+
+
+def oltp_sql(rows: int, seed: int = 1) -> tuple[str, int, int, int]:
+    """The OLTP shape (issue 27): transactions of UPDATE, UPDATE, DELETE, INSERT (one row each), `rows` row changes
+    in all, on the table `workload_sql(max(4, rows // 4))` filled (the caller loads that first). Returns (sql,
+    inserts, updates, deletes)."""
+    base, size, _, preload_deletes = workload_sql(max(4, rows // 4), seed)
+    rng = random.Random(seed + 1)
+    out = [base.rstrip("\n").split("\n", 1)[0]]  # USE bench;
+    transactions = rows // 4
+    next_id = size + 1
+    live = list(range(1, size - preload_deletes + 1))  # the preload deletes its highest ids
+    for n in range(transactions):
+        a, b = rng.choice(live), rng.choice(live)
+        gone = live.pop(rng.randrange(len(live)))
+        out.append(f"BEGIN; UPDATE events SET amount = amount + 1 WHERE id = {a}; "
+                   f"UPDATE events SET note = 'tx {n}' WHERE id = {b}; DELETE FROM events WHERE id = {gone}; "
+                   f"INSERT INTO events VALUES ({next_id},{n},'name-{next_id}',{n % 10000}.25,"
+                   f"'2024-03-01 10:00:00.000001','2024-03-01 10:00:00','{{\"n\": {n}}}','oltp {n}','new',"
+                   f"{n / 7:.4f},1,X'cafe'); COMMIT;")
+        live.append(next_id)
+        next_id += 1
+    return "\n".join(out) + "\n", transactions, 2 * transactions, transactions
 
 
 def pmr_decode_rate(server: MariaDBServer, start: tuple[str, int], end: tuple[str, int]) -> tuple[int, float]:
@@ -161,6 +184,9 @@ def main() -> int:
     parser.add_argument("--transforms", action="store_true",
                         help="this tree's connector runs with unwrap + route (ExtractNewRecordState, RegexRouter); "
                              "with --baseline set to this same tree, the pair compares transforms with a plain run")
+    parser.add_argument("--shape", choices=("bulk", "oltp"), default="bulk",
+                        help="bulk: 1000-row INSERTs then single-row UPDATEs and DELETEs; oltp: transactions of "
+                             "UPDATE, UPDATE, DELETE, INSERT on a pre-filled table (issue 27's small transactions)")
     parser.add_argument("--workers", default=None, metavar="N,N,...",
                         help="instead of --baseline: this tree's connector once per encode.workers value (e.g. "
                              "0,1,2,4), alternating; the last line compares each with the first")
@@ -172,15 +198,19 @@ def main() -> int:
         with MariaDBServer(work / "db", profile=Profile.DEFAULTS) as server, TansuBroker(work / "kafka") as broker:
             server.run_sql("CREATE DATABASE bench;")
             server.run_sql(TABLE + ";")
+            if args.shape == "oltp":  # the pre-filled rows: each run's first start snapshots them
+                server.run_sql(workload_sql(max(4, args.rows // 4))[0], what="oltp preload")
             trees = {"current": None, **({"baseline": args.baseline} if args.baseline is not None else {})}
             run_dirs = {(kind, i): prepare_run(work, server, broker, f"{kind[0]}{i}", root,
                                                args.transforms and kind == "current")
                         for i in range(args.repeat) for kind, root in trees.items()}
             start = server.binlog_position()
 
-            sql, inserts, updates, deletes = workload_sql(args.rows)
-            print(f"loading {args.rows} row changes ({inserts} inserts in 1000-row statements, "
-                  f"{updates} single-row updates, {deletes} single-row deletes) ...", flush=True)
+            sql, inserts, updates, deletes = (oltp_sql if args.shape == "oltp" else workload_sql)(args.rows)
+            shape = ("in transactions of UPDATE, UPDATE, DELETE, INSERT" if args.shape == "oltp"
+                     else "inserts in 1000-row statements, single-row updates and deletes")
+            print(f"loading {args.rows} row changes ({inserts} inserts, {updates} updates, {deletes} deletes, "
+                  f"{shape}) ...", flush=True)
             t0 = time.perf_counter()
             (work / "load.sql").write_text(sql)
             server.run_sql(sql, what="bench workload")

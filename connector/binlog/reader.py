@@ -16,6 +16,10 @@ Library behaviours we deliberately work around (python-mysql-replication.md §4.
   `inner=True` and the payload's coordinates (they have no position of their own).
 - B11: it re-parses every TABLE_MAP. Ours arrive as `CachedTableMapEvent` (a `TableMapEvent`), parsed
   once per distinct body (`table_map_cache.py`); rows are decoded by `rows_decoder.RowsDecoder`.
+- Its event objects cost more than the rest of reading (issue 27). Once connected, the reader reads each
+  packet itself (`packet_feed.PacketFeed`) and decodes the events of every transaction (GTID, BEGIN, TABLE_MAP
+  of a known body, rows events, XID) on its own (`wire_events.py`); every other packet goes back to pmr, whose
+  `fetchone` then reads that packet first. `wire=False` leaves every packet to pmr (the differential tests).
 """
 
 from __future__ import annotations
@@ -47,7 +51,9 @@ from pymysqlreplication.row_event import (DeleteRowsEvent, PartialUpdateRowsEven
 from connector.binlog import payload, table_map_cache, tagged_gtid
 from connector.binlog.payload import PayloadError, TransactionPayloadEvent
 from connector.binlog.position import BinlogPosition
+from connector.binlog.packet_feed import PacketFeed
 from connector.binlog.tagged_gtid import TaggedGtidEvent
+from connector.binlog.wire_events import WireDecoder
 from connector.binlog.tls import DatabaseTls, TlsConnection, handshake_failure, login_hint
 from connector.errors import ServerSetupError
 from connector.binlog.table_map_cache import CachedTableMapEvent, TableMapCache
@@ -181,8 +187,10 @@ class _AnnotatingConnection(TlsConnection):
 class BinlogReader:
     def __init__(self, params: ConnectionParams, server_id: int, start: BinlogPosition,
                  heartbeat_interval_s: float = 1.0, auto_position: str | None = None,
-                 annotate_rows: bool = False, is_mariadb: bool = False, session_statement: str | None = None) -> None:
+                 annotate_rows: bool = False, is_mariadb: bool = False, session_statement: str | None = None,
+                 wire: bool = True) -> None:
         self._params = params
+        self._wire = wire
         # binlog.net.read/write.timeout: a SET run on the connection before it asks for the dump
         self._session_statement = session_statement
         self._annotate_rows = annotate_rows
@@ -241,14 +249,42 @@ class BinlogReader:
                 raise refused from None
             raise
 
+    def _wire_decoder(self, stream: BinLogStreamReader) -> tuple[PacketFeed, WireDecoder] | None:
+        """The feed and decoder of the stream's connection once pmr connected it (None before, or with wire off)."""
+        connection = getattr(stream, "_stream_connection", None)
+        if not self._wire or connection is None or not getattr(stream, "_BinLogStreamReader__connected_stream", False):
+            return None
+        return PacketFeed(connection), WireDecoder(bool(stream._BinLogStreamReader__use_checksum),  # type: ignore
+                                                   stream._BinLogStreamReader__post_header_lengths)  # type: ignore
+
     def _positioned(self, stream: BinLogStreamReader) -> Iterator[PositionedEvent]:
+        wire: tuple[PacketFeed, WireDecoder] | None = None
         while True:
             # Drop the previous event first: its bytes (a row with a 16 MB BLOB, twice in an update) would
             # otherwise stay alive while the next one is read, next to it.
             event = packet = None
+            if wire is not None:
+                feed, decoder = wire
+                packet = feed.next()
+                data = packet._data
+                decoded = decoder.decode(data, stream.table_map)
+                if decoded is not None:
+                    event, timestamp, server_id, log_pos = decoded
+                    # the header's event size is the packet's length without the OK byte
+                    start, self.next_pos = log_pos + 1 - len(data), log_pos
+                    data = packet = None
+                    yield PositionedEvent(event, self.file, start, log_pos, timestamp, server_id)
+                    continue
+                data = None
+                feed.give_back(packet)
+                packet = None
             event = stream.fetchone()
             if event is None:
                 return
+            if wire is None:
+                wire = self._wire_decoder(stream)
+            elif type(event) is FormatDescriptionEvent:
+                wire[1].declared(stream._BinLogStreamReader__post_header_lengths)  # type: ignore[attr-defined]
             packet = event.packet
             # pmr's packet wrapper and its event refer to each other: cut that cycle, or an event and its bytes
             # stay in memory until the next cyclic GC pass (a run of 16 MB BLOB rows held hundreds of MB).

@@ -30,6 +30,7 @@ from pymysqlreplication.row_event import (DeleteRowsEvent, PartialUpdateRowsEven
 from connector.binlog import json_partial
 from connector.binlog.image_compiler import FullImage, compile_full_image
 from connector.binlog.value_decoders import ValueDecoder, column_decoder
+from connector.binlog.wire_events import WireRows
 from connector.errors import BinlogDecodeError, Where
 
 __all__ = ["PartialUpdateRowsEvent", "RawRows", "RowsDecoder", "RowImage", "RowPair", "RowPlan", "SHARE_MIN",
@@ -162,7 +163,12 @@ class RowsDecoder:
     def __call__(self, event: RowsEvent) -> list[RowPair]:
         return self.rows(event)
 
-    def rows(self, event: RowsEvent) -> list[RowPair]:
+    def rows(self, event: RowsEvent | WireRows) -> list[RowPair]:
+        if type(event) is WireRows:
+            data = event.data
+            assert data is not None, "rows event decoded twice"
+            pos, present, present2 = _images_start(data, event.start, event.kind == "u")
+            return decode_images(self.plan(event.table_obj), data, pos, event.end, present, present2, event.kind)
         plan = self.plan(event.table_map[event.table_id])
         data: bytes = event.packet.packet._data
         pos, present, present2 = _rows_start(event, data)
@@ -176,8 +182,13 @@ class RowsDecoder:
                 fix="see the event with mysqlbinlog -vv; to go on, start from a later position (binlog-cdc offsets "
                     "set) and write that table with binlog_row_value_options=''") from None
 
-    def raw(self, event: RowsEvent) -> "RawRows":
+    def raw(self, event: RowsEvent | WireRows) -> "RawRows":
         """The event's row images undecoded, with what decoding them needs (`decode_raw`, in another process)."""
+        if type(event) is WireRows:
+            wire = event.data
+            assert wire is not None, "rows event decoded twice"
+            pos, present, present2 = _images_start(wire, event.start, event.kind == "u")
+            return RawRows(event.table_obj, wire[pos:event.end], present, present2, event.kind, self._errors)
         data: bytes = event.packet.packet._data
         pos, present, present2 = _rows_start(event, data)
         return RawRows(event.table_map[event.table_id], data[pos:_HEADER + event.event_size], present, present2,
@@ -268,12 +279,18 @@ def _rows_start(event: RowsEvent, data: bytes) -> tuple[int, int, int]:
     if v2:
         extra = int.from_bytes(data[_HEADER + 8:_HEADER + 10], "little")
         pos += extra - 2
+    return _images_start(data, pos, isinstance(event, UpdateRowsEvent))
+
+
+def _images_start(data: bytes, pos: int, update: bool) -> tuple[int, int, int]:
+    """(offset of the first row image, present bitmap, second one) after the post-header, at `pos`: the column
+    count (length-encoded) and the columns-present bitmap(s), two for updates."""
     columns, pos = _length_encoded(data, pos)
     nbytes = (columns + 7) >> 3
     present = int.from_bytes(data[pos:pos + nbytes], "little")
     pos += nbytes
     present2 = present
-    if isinstance(event, UpdateRowsEvent):
+    if update:
         present2 = int.from_bytes(data[pos:pos + nbytes], "little")
         pos += nbytes
     return pos, present, present2
@@ -290,6 +307,9 @@ def _length_encoded(data: bytes, pos: int) -> tuple[int, int]:
 def release_raw_bytes(event: Any) -> None:
     """Drop a decoded rows event's raw bytes: nothing reads them after `RowsDecoder`, and a row with a 16 MB
     BLOB (twice in an update) would otherwise be held twice while its record is built."""
+    if type(event) is WireRows:
+        event.data = None
+        return
     wrapper = getattr(event, "packet", None)
     if wrapper is not None and getattr(wrapper, "packet", None) is not None:
         wrapper.packet = None

@@ -28,7 +28,6 @@ from pymysqlreplication.packet import BinLogPacketWrapper
 from pymysqlreplication.row_event import MetadataFieldType, TableMapEvent
 from pymysql.protocol import MysqlPacket
 
-from connector.binlog.lean_events import lean_event
 from connector.errors import UnsupportedBinlogColumn
 
 __all__ = ["CachedTableMapEvent", "TableMapCache", "UnsupportedBinlogColumn", "install"]
@@ -149,9 +148,6 @@ class _PacketWrapper(BinLogPacketWrapper):
                  allowed_events: Any, *args: Any, **kwargs: Any) -> None:
         self.allowed_events = allowed_events  # payload.TransactionPayloadEvent builds its inner events with them
         if CachedTableMapEvent in allowed_events:
-            if not kwargs and lean_event(self, from_packet, table_map, ctl_connection, mysql_version, use_checksum,
-                                         allowed_events, args):
-                return  # an XID or MariaDB GTID event, built without pmr's generic set-up (lean_events.py)
             # Name-mangled class attribute of the base; an instance attribute shadows it for this packet only.
             self._BinLogPacketWrapper__event_map = self._CACHED_EVENTS
         super().__init__(from_packet, table_map, ctl_connection, mysql_version, use_checksum, allowed_events,

@@ -31,7 +31,7 @@ from connector.events.changes import EventPositions
 __all__ = ["FusedRowEmitter", "FusedRows", "FusedTable", "GroupSend", "RowCheck"]
 
 # (records, the offset the last of them carries) → sent and tracked as one group (RecordSender.send_group)
-GroupSend = Callable[[Sequence[OutRecord], "dict[str, Any] | None"], None]
+GroupSend = Callable[[Sequence[OutRecord], "SourceOffset | None"], None]
 # (before image, after image, row index in the event, positions) → False when the row must take the general path
 FusedRowEmitter = Callable[[Sequence[Any] | None, Sequence[Any] | None, int, EventPositions], bool]
 
@@ -112,5 +112,5 @@ class FusedRows:
         if self.group:
             offset = self.last
             assert offset is not None
-            self.send_group(self.group, offset.to_map())
+            self.send_group(self.group, offset)
             self.group = []

@@ -14,7 +14,7 @@ from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 from connector.dispatch.encoder import RecordEncoder
 from connector.events.kinds import LogicalRecord
 from connector.kafka.writer import OutRecord
-from connector.offsets.tracker import OffsetTracker
+from connector.offsets.tracker import OffsetSource, OffsetTracker
 
 __all__ = ["DispatchCounters", "GroupSink", "RecordSender", "RecordSink"]
 
@@ -66,18 +66,19 @@ class RecordSender:
 
         self._sink.send(record, acked)
 
-    def send_group(self, records: Sequence[OutRecord], offset: dict[str, Any] | None) -> None:
+    def send_group(self, records: Sequence[OutRecord], offset: "dict[str, Any] | OffsetSource | None") -> None:
         """Send records of which only the last carries an offset (a rows event's: its last row's), committable once
         Kafka acknowledged all of them. A sink sending groups (the Kafka writer) gets one sequence number and one
         acknowledgement for the group instead of one per record; any other gets them one by one."""
         group_sink = self._group_sink
         if group_sink is None:
-            last = len(records) - 1
+            last, offset_map = len(records) - 1, None if offset is None or isinstance(offset, dict) else offset.to_map()
             for index, record in enumerate(records):
-                self.send(record, offset if index == last else None)
+                self.send(record, (offset if offset_map is None else offset_map) if index == last else None)
             return
         tracker, counters, count = self._tracker, self._counters, len(records)
-        seq = tracker.track(offset)
+        # the map only when a commit takes this offset (offsets/tracker.py OffsetSource), not per rows event
+        seq = tracker.track_source(offset if offset is None or not isinstance(offset, dict) else dict(offset))
         counters.records_sent += count
 
         def acked() -> None:

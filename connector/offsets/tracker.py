@@ -14,9 +14,20 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from typing import Any, Mapping
+from typing import Any, Mapping, Protocol
 
-__all__ = ["OffsetTracker"]
+__all__ = ["OffsetSource", "OffsetTracker"]
+
+
+class OffsetSource(Protocol):
+    """An offset that renders its map only when asked (`SourceOffset`): a rows event's group is tracked with its
+    offset as it is, and the map is built only for the offsets a commit or a status read takes."""
+
+    def to_map(self) -> dict[str, Any]: ...
+
+
+def _as_map(offset: "Mapping[str, Any] | OffsetSource") -> dict[str, Any]:
+    return dict(offset) if isinstance(offset, Mapping) else offset.to_map()
 
 
 class OffsetTracker:
@@ -32,19 +43,23 @@ class OffsetTracker:
         # First sequence number still pending; entries are [offset or None, acked] for seq >= _base.
         self._base = 0
         self._pending: deque[list[Any]] = deque()
-        self._committable: dict[str, Any] | None = None
+        # a copied map, or an `OffsetSource` (immutable) whose map is built when read
+        self._committable: dict[str, Any] | OffsetSource | None = None
         self._version = 0  # bumped whenever _committable changes, so committers can skip re-saving
-        self._newest: dict[str, Any] | None = None  # last offset tracked or observed, acked or not
+        self._newest: dict[str, Any] | OffsetSource | None = None  # last offset tracked or observed, acked or not
 
     def track(self, offset: Mapping[str, Any] | None) -> int:
         """Register the next record (before producing it) with the source offset it carries, if any."""
+        return self.track_source(dict(offset) if offset is not None else None)
+
+    def track_source(self, offset: "dict[str, Any] | OffsetSource | None") -> int:
+        """`track` for an offset kept as it is: a map nobody changes afterwards, or an immutable `OffsetSource`."""
         with self._lock:
             seq = self._next_seq
             self._next_seq += 1
-            copied = dict(offset) if offset is not None else None
-            self._pending.append([copied, False])
-            if copied is not None:
-                self._newest = copied
+            self._pending.append([offset, False])
+            if offset is not None:
+                self._newest = offset
             return seq
 
     def ack(self, seq: int) -> None:
@@ -80,12 +95,12 @@ class OffsetTracker:
     def committable(self) -> dict[str, Any] | None:
         """The newest offset all of whose records (and all earlier ones) are acknowledged; None if none yet."""
         with self._lock:
-            return None if self._committable is None else dict(self._committable)
+            return None if self._committable is None else _as_map(self._committable)
 
     def committable_versioned(self) -> tuple[int, dict[str, Any] | None]:
         """`committable()` plus a counter that changes whenever it does (to skip saving the same offset twice)."""
         with self._lock:
-            offset = None if self._committable is None else dict(self._committable)
+            offset = None if self._committable is None else _as_map(self._committable)
             return self._version, offset
 
     def newest(self) -> dict[str, Any] | None:
@@ -95,7 +110,7 @@ class OffsetTracker:
         the commit makes the records and the offset visible together or not at all.
         """
         with self._lock:
-            return None if self._newest is None else dict(self._newest)
+            return None if self._newest is None else _as_map(self._newest)
 
     def in_flight(self) -> int:
         """Records tracked but not yet part of the acknowledged prefix."""

@@ -39,6 +39,7 @@ from connector.binlog.rows_decoder import PartialUpdateRowsEvent, RawRows, RowPa
 from connector.binlog.rows_query import rows_query_text
 from connector.binlog.table_map_cache import CachedTableMapEvent
 from connector.binlog.tagged_gtid import TaggedGtidEvent
+from connector.binlog.wire_events import WireBegin, WireMariadbGtid, WireMysqlGtid, WireRows, WireTableMap, WireXid
 from connector.config.modes import Operation
 from connector.events.changes import EventSource, RowChange
 from connector.streaming.emitter import (ChangeEmitter, FusedRowsEmitter, FusedRowsEvent, PausePoint, RowsShipping,
@@ -54,6 +55,7 @@ _COMMIT = re.compile(r"^\s*COMMIT\s*$", re.IGNORECASE)
 _XA = re.compile(r"^\s*XA\s+(START|END|BEGIN)\b", re.IGNORECASE)
 _OPERATIONS = {WriteRowsEvent: Operation.CREATE, UpdateRowsEvent: Operation.UPDATE, DeleteRowsEvent: Operation.DELETE,
                PartialUpdateRowsEvent: Operation.UPDATE}
+_WIRE_OPERATIONS = {"w": Operation.CREATE, "u": Operation.UPDATE, "d": Operation.DELETE}  # WireRows.kind
 
 
 @dataclass(frozen=True)
@@ -199,6 +201,10 @@ class StreamingHandler:
             PartialUpdateRowsEvent: self._rows,  # binlog_row_value_options=PARTIAL_JSON (Debezium drops them)
             HeartbeatLogEvent: self._ignore,
             StopEvent: self._ignore,
+            # the same events, decoded by the reader itself (connector/binlog/wire_events.py)
+            WireMysqlGtid: self._mysql_gtid, WireMariadbGtid: self._mariadb_gtid, WireXid: self._commit,
+            WireBegin: lambda pe: self._begin(pe, thread=pe.event.slave_proxy_id), WireTableMap: self._table_map,
+            WireRows: self._rows,
         }
         if include_query:
             # Debezium registers these handlers only with include.query; the events count either way.
@@ -376,7 +382,7 @@ class StreamingHandler:
                 return  # emitted before the restart
             if st.events == st.resume.events:
                 first = st.resume.rows
-        op = _OPERATIONS[type(ev)]
+        op = _WIRE_OPERATIONS[ev.kind] if type(ev) is WireRows else _OPERATIONS[type(ev)]
         # Everything but the row index is the same for every row of the event: one source, copied per row.
         template = EventSource(
             ts_ms=pe.timestamp * 1000, db=table_id.database, table=table_id.table, server_id=st.server_id,

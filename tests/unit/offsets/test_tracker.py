@@ -109,3 +109,29 @@ def test_acks_from_another_thread() -> None:
         t.join()
     assert tracker.committable() == _offset(n - 1)
     assert tracker.in_flight() == 0
+
+
+class CountingOffset:
+    """An `OffsetSource` that counts how often its map is built."""
+
+    def __init__(self, pos: int) -> None:
+        self.pos = pos
+        self.maps = 0
+
+    def to_map(self) -> dict:
+        self.maps += 1
+        return {"pos": self.pos}
+
+
+def test_offset_sources_render_their_map_only_when_read() -> None:
+    tracker = OffsetTracker()
+    offsets = [CountingOffset(pos) for pos in (10, 20, 30)]
+    seqs = [tracker.track_source(offset) for offset in offsets]
+    for seq in seqs[:2]:
+        tracker.ack(seq)
+    assert [o.maps for o in offsets] == [0, 0, 0]  # tracked and acked: no map yet
+    assert tracker.committable() == {"pos": 20}
+    assert tracker.newest() == {"pos": 30}
+    assert [o.maps for o in offsets] == [0, 1, 1]
+    version, committed = tracker.committable_versioned()
+    assert committed == {"pos": 20} and committed is not tracker.committable()  # a new map per read
