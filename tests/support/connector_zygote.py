@@ -1,7 +1,7 @@
 """A process that has imported the connector once and forks a `binlog-cdc` run per request (tests/support/warm_launch.py
 is its client). Run as a script; it talks JSON lines over the socket passed as fd `argv[1]`.
 
-Why: every `binlog-cdc` start spends ~1.4 s of CPU importing (sqlglot, pymysqlreplication, confluent_kafka, fastavro
+Why: every `binlog-cdc` start spends ~1 s of CPU importing (sqlglot, pymysqlreplication, confluent_kafka, fastavro
 and the project) before it does anything, and the suite starts hundreds. A fork of a process that has done so starts
 in milliseconds. The zygote has no threads (librdkafka starts its threads only with a client), so a fork is safe.
 

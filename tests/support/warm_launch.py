@@ -1,5 +1,5 @@
 """Start `binlog-cdc` runs as forks of one pre-imported process (tests/support/connector_zygote.py) instead of new
-interpreters: the same `connector.cli.main`, own session, stdio, environment and working directory, ~1.4 s of CPU
+interpreters: the same `connector.cli.main`, own session, stdio, environment and working directory, ~1 s of CPU
 less per start. Only for this checkout's console script and an environment that changes nothing the interpreter reads
 at start (PYTHON*, LD_*); everything else, and `BINLOG_CDC_TEST_COLD_START=1`, starts a new process. The CLI's own
 tests (test_cli, test_exit_codes, test_refusals, the Docker tests) always start real processes.
@@ -41,7 +41,7 @@ class Zygote:
         atexit.register(self.close)
 
     def close(self) -> None:
-        """The zygote leaves when its socket closes (runs it forked keep running, as Popen children would)."""
+        """The zygote leaves when its socket closes (the runs it forked keep running, as Popen children would)."""
         self._sock.close()
         try:
             self._proc.wait(10)
@@ -55,7 +55,9 @@ class Zygote:
     def serves(self, env: dict[str, str]) -> bool:
         return _start_env(env) == _start_env(self._env)
 
-    def _messages(self, timeout: float) -> list[dict]:
+    def drain(self, timeout: float = 0) -> list[dict]:
+        """Read what the zygote sent within `timeout`: exits are recorded in `exits`, the other messages (replies
+        to `spawn` and the start) returned."""
         ready, _, _ = select.select([self._sock], [], [], max(timeout, 0))
         if not ready:
             return []
@@ -63,27 +65,23 @@ class Zygote:
         if not data:
             raise RuntimeError(f"the connector zygote exited (rc={self._proc.wait()})")
         self._pending += data
-        out = []
+        replies = []
         while b"\n" in self._pending:
             line, self._pending = self._pending.split(b"\n", 1)
-            out.append(json.loads(line))
-        return out
+            message = json.loads(line)
+            if "exit" in message:
+                self.exits[message["exit"]] = message["code"]
+            else:
+                replies.append(message)
+        return replies
 
     def _reply(self, timeout: float) -> dict:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            for message in self._messages(deadline - time.monotonic()):
-                if "exit" in message:
-                    self.exits[message["exit"]] = message["code"]
-                else:
-                    return message
+            replies = self.drain(deadline - time.monotonic())
+            if replies:
+                return replies[0]  # requests are sent one at a time, each waiting for its reply
         raise RuntimeError(f"no answer from the connector zygote within {timeout:.0f} s")
-
-    def drain(self, timeout: float = 0) -> None:
-        """Record the exits reported within `timeout`."""
-        for message in self._messages(timeout):
-            if "exit" in message:
-                self.exits[message["exit"]] = message["code"]
 
     def spawn(self, argv: list[str], env: dict[str, str], cwd: Path | None, log: Path) -> "WarmProcess":
         self._sock.sendall((json.dumps({"argv": argv, "env": env, "cwd": str(cwd) if cwd else None,
@@ -111,15 +109,12 @@ class WarmProcess:
     def poll(self) -> int | None:
         if self.returncode is None:
             self._zygote.drain()
-            self._settle()
+            if self.pid in self._zygote.exits:
+                self.returncode = self._zygote.exits.pop(self.pid)
+                if self._pidfd is not None:
+                    os.close(self._pidfd)
+                    self._pidfd = None
         return self.returncode
-
-    def _settle(self) -> None:
-        if self.pid in self._zygote.exits:
-            self.returncode = self._zygote.exits.pop(self.pid)
-            if self._pidfd is not None:
-                os.close(self._pidfd)
-                self._pidfd = None
 
     def wait(self, timeout: float | None = None) -> int:
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -127,8 +122,7 @@ class WarmProcess:
             left = 0.5 if deadline is None else min(0.5, deadline - time.monotonic())
             if left <= 0:
                 raise subprocess.TimeoutExpired(self.args, timeout)
-            self._zygote.drain(left)
-            self._settle()
+            self._zygote.drain(left)  # the next poll() takes the exit, if it came
         assert self.returncode is not None
         return self.returncode
 
