@@ -61,8 +61,14 @@ class TlsConnection(pymysql.connections.Connection):
 class DatabaseTls:
     mode: Mode = Mode.PREFERRED
     context: ssl.SSLContext | None = None  # None: PyMySQL's own preferred mode, or disabled
-    # Preferred mode without a client identity: the context offered TLS uses (built once, no CA bundle).
-    offered_context: ssl.SSLContext | None = None
+
+    @functools.cached_property
+    def offered_context(self) -> ssl.SSLContext | None:
+        """Preferred mode without a client identity: the context offered TLS uses, built once (no CA bundle: that
+        mode checks no certificate). None in every other case."""
+        if self.mode is Mode.PREFERRED and self.context is None:
+            return client_context(False, False, None, None)
+        return None
 
     def pymysql_kwargs(self) -> dict[str, Any]:
         if self.mode is Mode.DISABLED:
@@ -103,7 +109,7 @@ def database_tls(cfg: DatabaseSslSettings) -> DatabaseTls:
         return DatabaseTls(cfg.mode)
     has_identity = identity is not None or cfg.cert is not None
     if cfg.mode is Mode.PREFERRED and not has_identity:
-        return DatabaseTls(cfg.mode, offered_context=client_context(False, False, None, None))
+        return DatabaseTls(cfg.mode)
     verify = cfg.mode in (Mode.VERIFY_CA, Mode.VERIFY_IDENTITY)
     try:
         ctx = client_context(verify, cfg.mode is Mode.VERIFY_IDENTITY, cadata if verify else None, identity,
