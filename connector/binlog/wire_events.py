@@ -21,10 +21,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from pymysqlreplication.constants import BINLOG
+from pymysqlreplication.event import XidEvent
 
+from connector.binlog.table_map_cache import TableMapCache
 from connector.errors import BinlogDecodeError
 
-__all__ = ["WireBegin", "WireDecoder", "WireMariadbGtid", "WireMysqlGtid", "WireRows", "WireTableMap", "WireXid"]
+__all__ = ["COMMIT_EVENTS", "WireBegin", "WireDecoder", "WireMariadbGtid", "WireMysqlGtid", "WireRows", "WireTableMap",
+           "WireXid"]
 
 _HEADER = struct.Struct("<xIBIIIH")  # OK byte, timestamp, type, server_id, event size, log_pos, flags
 _BODY = 20  # the body starts after the OK byte and the header
@@ -47,6 +50,10 @@ class WireXid:
     """XID_EVENT: an InnoDB transaction committed."""
 
     xid: int
+
+
+# A transaction's commit as the reader yields it: pmr's XID event, or this module's.
+COMMIT_EVENTS = (XidEvent, WireXid)
 
 
 @dataclass(slots=True)
@@ -112,7 +119,7 @@ class WireDecoder:
                                 if not post_header_lengths or t - 1 >= len(post_header_lengths)
                                 or post_header_lengths[t - 1] == size)
 
-    def decode(self, data: bytes, table_map: Any) -> tuple[Any, int, int, int] | None:
+    def decode(self, data: bytes, table_map: TableMapCache) -> tuple[Any, int, int, int] | None:
         """(event, timestamp, server_id, log_pos) of an event packet (`data` starts with the OK byte), or None.
         `table_map` is the stream's `TableMapCache`: a TABLE_MAP read here registers its table there, as pmr does."""
         if len(data) < _BODY or data[0] or data[5] not in self._types:
@@ -142,7 +149,7 @@ class WireDecoder:
             event = self._begin(data, end)
         return None if event is None else (event, timestamp, server_id, log_pos)
 
-    def _rows(self, data: bytes, event_type: int, kind: str, end: int, table_map: Any) -> WireRows | None:
+    def _rows(self, data: bytes, event_type: int, kind: str, end: int, table_map: TableMapCache) -> WireRows | None:
         table_id = int.from_bytes(data[_BODY:_BODY + 6], "little")
         table = table_map.get(table_id)
         if table is None:
@@ -178,9 +185,8 @@ class WireDecoder:
                 commit_us = int.from_bytes(data[pos:pos + 7], "little") if len(data) - pos >= 11 else None
         return WireMysqlGtid(f"{uuid}{gno}", commit_us)
 
-    def _table_map(self, data: bytes, end: int, table_map: Any) -> WireTableMap | None:
-        parsed = getattr(table_map, "parsed", None)
-        state = parsed.get(data[_BODY:end]) if parsed is not None else None
+    def _table_map(self, data: bytes, end: int, table_map: TableMapCache) -> WireTableMap | None:
+        state = table_map.parsed.get(data[_BODY:end])
         if state is None or not state.get("_processed"):
             return None
         event = WireTableMap(state["table_id"], state["schema"], state["table"], state["columns"], state["table_obj"])

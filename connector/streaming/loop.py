@@ -13,11 +13,11 @@ import time
 from typing import Callable, Iterable, Protocol
 
 import pymysql
-from pymysqlreplication.event import HeartbeatLogEvent, XidEvent
+from pymysqlreplication.event import HeartbeatLogEvent
 
 from connector.binlog.position import SourceOffset
 from connector.binlog.reader import PositionedEvent
-from connector.binlog.wire_events import WireXid
+from connector.binlog.wire_events import COMMIT_EVENTS
 from connector.errors import SchemaRegistryUnavailable, SourceConnectionError, Where
 from connector.ops.metrics import StreamingStats
 from connector.streaming.handler import ResumePoint, StreamingHandler
@@ -27,7 +27,6 @@ from connector.streaming.pause import PauseGate, StopSignal
 __all__ = ["EventReader", "ReaderFactory", "StreamingLoop", "RETRIABLE"]
 
 log = logging.getLogger(__name__)
-_COMMITS = (XidEvent, WireXid)  # pmr's XID event, and the reader's own (connector/binlog/wire_events.py)
 
 # Only what re-reading the binlog can cure: Kafka's retriable errors are not (their records would be skipped as
 # already emitted); the registry is, as the record is built again. Anything else ends the loop.
@@ -144,7 +143,7 @@ class StreamingLoop:
             if not stats.connected:
                 stats.set_connected(True)
             note_event(stats, pe, time.time_ns() // 1_000_000)
-            if type(pe.event) in _COMMITS:
+            if type(pe.event) in COMMIT_EVENTS:
                 stats.committed_transactions += 1
                 if state.current_gtids is not None:
                     stats.gtid_set = state.restart_gtids or ""

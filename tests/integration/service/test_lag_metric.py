@@ -8,12 +8,12 @@ import json
 import time
 
 import pytest
-from pymysqlreplication.event import FormatDescriptionEvent, HeartbeatLogEvent, XidEvent
+from pymysqlreplication.event import FormatDescriptionEvent, HeartbeatLogEvent
 
 from connector.binlog.connection import ConnectionParams
 from connector.binlog.position import BinlogPosition
 from connector.binlog.reader import BinlogReader
-from connector.binlog.wire_events import WireXid
+from connector.binlog.wire_events import COMMIT_EVENTS
 from connector.ops.metrics import StreamingStats
 from connector.streaming.loop import note_event
 from tests.integration.service.support import (
@@ -25,8 +25,6 @@ pytestmark = pytest.mark.timeout(300)
 
 DAY_MS = 86_400_000
 OLD_INSERT = "SET timestamp = UNIX_TIMESTAMP() - 86400; INSERT INTO items VALUES ({id}); SET timestamp = DEFAULT;"
-
-COMMITS = (XidEvent, WireXid)  # pmr's XID event, and the reader's own (connector/binlog/wire_events.py)
 
 
 @pytest.mark.parametrize("server_name", ["mariadb", "mysql"])
@@ -47,7 +45,7 @@ def test_real_events_feed_the_lag_an_old_change_then_zero_never_the_files_age(se
         for pe in reader.events():
             note_event(stats, pe, time.time_ns() // 1_000_000)
             seen.append((type(pe.event).__name__, pe.artificial, pe.timestamp, stats.ms_behind_source))
-            if type(pe.event) in COMMITS:
+            if type(pe.event) in COMMIT_EVENTS:
                 assert (pe.file, pe.next_pos) == after, seen
                 assert DAY_MS <= stats.ms_behind_source < DAY_MS + 600_000, seen
             if type(pe.event) is HeartbeatLogEvent:
@@ -58,7 +56,7 @@ def test_real_events_feed_the_lag_an_old_change_then_zero_never_the_files_age(se
     assert descriptions and all(artificial for _, artificial, _, _ in descriptions), seen
     assert all(not artificial for name, artificial, _, _ in seen if name != FormatDescriptionEvent.__name__
                and name != "RotateEvent"), seen
-    assert any(name in {c.__name__ for c in COMMITS} for name, *_ in seen), seen
+    assert any(name in {c.__name__ for c in COMMIT_EVENTS} for name, *_ in seen), seen
     assert seen[-1][0] == HeartbeatLogEvent.__name__ and stats.ms_behind_source == 0, seen
 
 

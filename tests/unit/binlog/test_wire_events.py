@@ -9,6 +9,7 @@ import zlib
 import pytest
 from pymysqlreplication.constants import BINLOG
 
+from connector.binlog.table_map_cache import TableMapCache
 from connector.binlog.wire_events import WireBegin, WireDecoder, WireMariadbGtid, WireMysqlGtid, WireXid
 from connector.errors import BinlogDecodeError
 
@@ -29,7 +30,7 @@ def query_body(query: bytes, schema: bytes = b"db", status: bytes = b"\x00\x00\x
 
 
 def decode(data: bytes, checksum: bool = True) -> object:
-    decoded = WireDecoder(checksum).decode(data, {})
+    decoded = WireDecoder(checksum).decode(data, TableMapCache())
     return None if decoded is None else decoded[0]
 
 
@@ -62,8 +63,9 @@ def test_a_declared_post_header_length_it_does_not_read_leaves_the_type_to_pmr()
     lengths = bytearray(0xA3)
     lengths[BINLOG.XID_EVENT - 1] = 4
     decoder = WireDecoder(True, bytes(lengths))
-    assert decoder.decode(packet(BINLOG.XID_EVENT, struct.pack("<Q", 99)), {}) is None
-    assert decoder.decode(packet(BINLOG.QUERY_EVENT, query_body(b"BEGIN")), {}) is None  # 0 declared, 13 read
+    assert decoder.decode(packet(BINLOG.XID_EVENT, struct.pack("<Q", 99)), TableMapCache()) is None
+    # 0 declared, 13 read
+    assert decoder.decode(packet(BINLOG.QUERY_EVENT, query_body(b"BEGIN")), TableMapCache()) is None
 
 
 def test_a_damaged_event_stops_the_stream() -> None:
