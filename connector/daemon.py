@@ -36,7 +36,7 @@ from connector.errors import ServerSetupError, Where
 from connector.ha import HaState, KafkaLease, exit_unless_stopped, is_fenced, stepped_down
 from connector.events.table_schema import TableSchemaBuilder, message_key_columns, source_type_propagation
 from connector.kafka.ack_poller import AckPoller
-from connector.kafka.errors import KafkaDeliveryError
+from connector.kafka.errors import KafkaDeliveryError, KafkaTransactionAborted
 from connector.kafka.topic_reader import read_topic
 from connector.kafka.writer import KafkaWriter
 from connector.offsets.committer import OffsetCommitter
@@ -385,6 +385,10 @@ def run(loaded: LoadedConfig, token: ShutdownToken, status_path: Path | None = N
 
 
 def _failed(daemon: Daemon, token: ShutdownToken, exc: Exception) -> int:
+    if isinstance(exc, KafkaTransactionAborted) and isinstance(exc.__cause__, KafkaDeliveryError):
+        # Exactly-once: the refused record's transaction was aborted at the commit; the refusal is the cause
+        # to report (a restart would meet the same record again).
+        exc = exc.__cause__
     if isinstance(exc, KafkaDeliveryError):
         # Kafka refused a record (an invalid or forbidden topic, a record too large): name the tables written to
         # that topic; offsets cover only what was acknowledged, so a restart loses nothing.

@@ -326,6 +326,11 @@ class KafkaWriter:
     def transactional(self) -> bool:
         return self._transactional
 
+    @property
+    def failure(self) -> KafkaWriterError | None:
+        """The first failure of a record sent (refused by produce() or in its delivery report), if any."""
+        return self._deliveries.failure
+
     def _require_transactional(self) -> None:
         if not self.transactional:
             raise KafkaConfigError("transactions need transactional.id in the producer configuration")

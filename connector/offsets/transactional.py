@@ -67,7 +67,9 @@ class TransactionalCommitter:
         """
         offset = self._tracker.newest()
         wrote = offset is not None and offset != self.last_committed
-        if wrote:
+        # After a failed record the transaction can only abort: staging the offset would be one more send,
+        # raising the record's KafkaDeliveryError and leaving the transaction open instead of aborting it.
+        if wrote and self._writer.failure is None:
             self._store.stage(offset)
         self._writer.commit_transaction(self._timeout_s)
         self._last_commit = self._clock()

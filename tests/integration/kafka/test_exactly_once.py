@@ -19,6 +19,7 @@ from connector.kafka.writer import (
 from connector.offsets import KafkaOffsetStore, OffsetTracker, partition_key
 from connector.offsets.transactional import TransactionalCommitter
 from tests.integration.kafka.conftest import read_all
+from tests.support.waiting import wait_until
 
 KEY = partition_key("binlog-cdc", "dbserver1")
 
@@ -75,6 +76,15 @@ def test_commit_after_a_failed_delivery_aborts(kafka_bootstrap: str, topic_name:
         writer.send(OutRecord(topic_name, b"2", b"v2", [], partition=7), lambda: tracker.ack(seq))
     except KafkaDeliveryError:
         pass  # refused at once when the partition count is already known, else in the delivery report
+    # The commit comes after the failure is known, whichever way it came (the order that used to raise the
+    # record's KafkaDeliveryError from the commit and leave the transaction open, in some runs).
+    def reported() -> bool:
+        try:
+            writer.poll(0.1)  # serves the delivery report; raises the failure once it is known
+        except KafkaDeliveryError:
+            pass
+        return writer.failure is not None
+    wait_until(reported, 30, "the failed delivery reported")
     with pytest.raises((KafkaTransactionAborted, KafkaTransactionFatal)):
         committer.commit()
     # What must hold everywhere: the connector never took the aborted transaction's offset as committed, and
