@@ -9,7 +9,7 @@ PY          ?= .venv/bin/python
 PYTEST_ARGS ?= -ra --durations=15 -p no:cacheprovider
 # Workers: the tests mostly wait on servers, so more workers than the 2 cores win (docs/TESTING.md has the
 # figures). loadgroup keeps each xdist_group (the Spark tests) on one worker, so one Spark JVM starts.
-WORKERS     ?= 3
+WORKERS     ?= 4
 XDIST       ?= -n $(WORKERS) --dist loadgroup
 TESTS       ?= tests
 # test-fast's goldens: MariaDB streaming, MySQL streaming with GTIDs, a snapshot, every column type, DDL
