@@ -74,8 +74,19 @@ def _ha(server: Any, broker: Any, server_name: str, seed: int, args: argparse.Na
     totals["first_write_s"] += outcome.first_write_s
     totals["over_bound"] += summary["over_bound"]
     totals["max_active_at_once"] = max(totals["max_active_at_once"], outcome.max_active_at_once)
+    _add(totals, summary)
+
+
+def _add(totals: dict[str, Any], summary: dict[str, Any]) -> None:
+    """One combination's (or HA run's) figures into the totals: the counters, duplicates per delivery mode, and
+    the violations by kind, with the three the issue names (lost, ghost, order) always present."""
     for key in ("records", "duplicates", "unfinished_txn_records", "violations"):
         totals[key] += summary[key]
+    by_mode = totals["duplicates_by_mode"]
+    by_mode[summary["mode"]] = by_mode.get(summary["mode"], 0) + summary["duplicates"]
+    for kind, n in summary["violation_kinds"].items():
+        name = "order" if kind.startswith(("reordered", "replay out of order")) else kind
+        totals["violation_kinds"][name] = totals["violation_kinds"].get(name, 0) + n
 
 
 def main() -> int:
@@ -100,7 +111,8 @@ def main() -> int:
     external = os.environ.get("BINLOG_CDC_KAFKA_BOOTSTRAP")
     totals: dict[str, Any] = {"seed": seed, "workdir": str(workdir), "kafka": external or "tansu",
                               "combinations": [], "kills": 0, "records": 0, "duplicates": 0,
-                              "unfinished_txn_records": 0, "violations": 0, "ha": [], "failovers": 0,
+                              "unfinished_txn_records": 0, "violations": 0, "duplicates_by_mode": {},
+                              "violation_kinds": {"lost": 0, "ghost": 0, "order": 0}, "ha": [], "failovers": 0,
                               "takeover_s": [], "first_write_s": [], "over_bound": 0, "max_active_at_once": 0}
     started = time.monotonic()
     for n, server_name in enumerate(args.servers.split(",")):
@@ -127,8 +139,7 @@ def main() -> int:
                 print("combination " + json.dumps(summary), flush=True)
                 totals["combinations"].append({k: v for k, v in summary.items() if k != "first_violations"})
                 totals["kills"] += sum(outcome.kills.values())
-                for key in ("records", "duplicates", "unfinished_txn_records", "violations"):
-                    totals[key] += summary[key]
+                _add(totals, summary)
             if args.ha_failovers:
                 _ha(server, broker, server_name, seed + 10 * n + 9, args, workdir, external, totals)
     for name in ("takeover", "first_write"):
