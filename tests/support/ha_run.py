@@ -26,6 +26,7 @@ from tests.support.fault_check import (
     check_final_state,
     check_key_order,
 )
+from tests.support.fault_run import STALL_S
 from tests.support.fault_workload import FaultWriter, create_tables
 from tests.support.ha_instances import Instance, active_of, ha_properties
 from tests.support.seeded_run import RunOutcome, SeededRun
@@ -121,7 +122,7 @@ class HaRun(SeededRun):
         # a run is failed over only once it committed a transaction of its own (as fault_run.py's kills: on Tansu
         # an unfinished transaction of the run before would otherwise be the newest offset)
         wait_until(lambda: (s := active.proc.status() or {}).get("records_acked", 0) >= target
-                   and s.get("committed_offset") not in (None, loaded), 180, "progress before the failover",
+                   and s.get("committed_offset") not in (None, loaded), STALL_S, "progress before the failover",
                    interval=0.02, state=active.proc.status)
         if kind == "kill":
             active.proc.kill()
@@ -132,7 +133,7 @@ class HaRun(SeededRun):
         view = self._note_view()
         self._event(f"{kind} of {active.name} at {view.killed_at_ms}: committed ends {view.ends}")
         self.outcome.failovers[kind] += 1
-        wait_until(lambda: self._count_active() == 1, 120, "a takeover",
+        wait_until(lambda: self._count_active() == 1, STALL_S, "a takeover",
                    state=lambda: {i.name: i.health() for i in self._live()})
         took = time.monotonic() - gone
         self.outcome.takeover_s.append(took)
@@ -141,7 +142,7 @@ class HaRun(SeededRun):
             # past the takeover: the new active instance fenced the old one (init_transactions) and streams
             new = active_of(self._live())
             assert new is not None
-            new.proc.wait_streaming(120)
+            new.proc.wait_streaming(STALL_S)
             time.sleep(self.rng.uniform(0, 2))  # the freeze's length past the takeover is the fault itself
             os.kill(active.proc.pid, signal.SIGCONT)
             active.frozen = False
@@ -150,7 +151,7 @@ class HaRun(SeededRun):
             if rc != 3 or len(stepped) != 1:
                 self.outcome.report.fail(f"{active.name} resumed after the takeover: exit {rc}, "
                                          f"{len(stepped)} step-down lines:\n{active.proc.log_tail(10)}")
-        self._start().wait_role("standby", 60)
+        self._start().wait_role("standby", STALL_S)
         self._count_active()
 
     def run(self) -> HaOutcome:
@@ -167,10 +168,10 @@ class HaRun(SeededRun):
         writer.start()
         try:
             first = self._start()
-            first.wait_role("active", 60)
-            first.proc.wait_streaming(180)
+            first.wait_role("active", STALL_S)
+            first.proc.wait_streaming(STALL_S)
             streaming_ver = writer.version
-            self._start().wait_role("standby", 60)
+            self._start().wait_role("standby", STALL_S)
             for n in range(plan.failovers):
                 self._failover("kill" if n % 2 == 0 else "freeze")
             writer.stop_requested.set()
@@ -179,7 +180,7 @@ class HaRun(SeededRun):
             assert writer.error is None, f"writer failed (seed {plan.seed}): {writer.error!r}"
             active = active_of(self._live())
             assert active is not None
-            wait_until(lambda: active.caught_up(self.server), 180, "caught up", state=active.proc.status)
+            wait_until(lambda: active.caught_up(self.server), STALL_S, "caught up", state=active.proc.status)
             for inst in self._live():
                 if inst.proc.stop() != 0:
                     self.outcome.report.fail(f"{inst.name} did not stop cleanly:\n{inst.proc.log_tail(10)}")
