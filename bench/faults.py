@@ -16,8 +16,10 @@ an empty `--configs ""` runs no kill combination.
 `--ha-failovers N` (issue 28, item 4; 0: none): per server, an active instance and a standby (ha.enabled,
 exactly-once) while the writer commits; the active one is alternately killed with SIGKILL and frozen with SIGSTOP
 past the takeover then resumed (it must step down: exit 3); a new standby after each failover
-(tests/support/ha_run.py). Reported: takeover times p50/max, the most instances that said "active" at once,
-and the checks of a kill run plus "never two writers" (no two runs' records interleave in time).
+(tests/support/ha_run.py). Reported: takeover times p50/max (the fault to a standby answering role=active) and
+first-write times (the fault to the first record of the instance that took over), `over_bound`: how many of either
+exceeded `--ha-takeover-ms`, the most instances that said "active" at once, and the checks of a kill run plus "never
+two writers" (no two runs' records interleave in time).
 
 Private servers (MariaDB, MySQL from ~/.cache/mysql-sid, Tansu) in a temporary directory. With
 BINLOG_CDC_KAFKA_BOOTSTRAP set, records go to that Kafka instead (real Apache Kafka: the strict
@@ -69,9 +71,22 @@ def _ha(server: Any, broker: Any, server_name: str, seed: int, args: argparse.Na
     totals["ha"].append({k: v for k, v in summary.items() if k != "first_violations"})
     totals["failovers"] += sum(outcome.failovers.values())
     totals["takeover_s"] += outcome.takeover_s
+    totals["first_write_s"] += outcome.first_write_s
+    totals["over_bound"] += summary["over_bound"]
     totals["max_active_at_once"] = max(totals["max_active_at_once"], outcome.max_active_at_once)
+    _add(totals, summary)
+
+
+def _add(totals: dict[str, Any], summary: dict[str, Any]) -> None:
+    """One combination's (or HA run's) figures into the totals: the counters, duplicates per delivery mode, and
+    the violations by kind, with the three the issue names (lost, ghost, order) always present."""
     for key in ("records", "duplicates", "unfinished_txn_records", "violations"):
         totals[key] += summary[key]
+    by_mode = totals["duplicates_by_mode"]
+    by_mode[summary["mode"]] = by_mode.get(summary["mode"], 0) + summary["duplicates"]
+    for kind, n in summary["violation_kinds"].items():
+        name = "order" if kind.startswith(("reordered", "replay out of order")) else kind
+        totals["violation_kinds"][name] = totals["violation_kinds"].get(name, 0) + n
 
 
 def main() -> int:
@@ -96,8 +111,9 @@ def main() -> int:
     external = os.environ.get("BINLOG_CDC_KAFKA_BOOTSTRAP")
     totals: dict[str, Any] = {"seed": seed, "workdir": str(workdir), "kafka": external or "tansu",
                               "combinations": [], "kills": 0, "records": 0, "duplicates": 0,
-                              "unfinished_txn_records": 0, "violations": 0, "ha": [], "failovers": 0,
-                              "takeover_s": [], "max_active_at_once": 0}
+                              "unfinished_txn_records": 0, "violations": 0, "duplicates_by_mode": {},
+                              "violation_kinds": {"lost": 0, "ghost": 0, "order": 0}, "ha": [], "failovers": 0,
+                              "takeover_s": [], "first_write_s": [], "over_bound": 0, "max_active_at_once": 0}
     started = time.monotonic()
     for n, server_name in enumerate(args.servers.split(",")):
         with ExitStack() as stack:
@@ -123,14 +139,14 @@ def main() -> int:
                 print("combination " + json.dumps(summary), flush=True)
                 totals["combinations"].append({k: v for k, v in summary.items() if k != "first_violations"})
                 totals["kills"] += sum(outcome.kills.values())
-                for key in ("records", "duplicates", "unfinished_txn_records", "violations"):
-                    totals[key] += summary[key]
+                _add(totals, summary)
             if args.ha_failovers:
                 _ha(server, broker, server_name, seed + 10 * n + 9, args, workdir, external, totals)
-    takeovers = sorted(totals.pop("takeover_s"))
-    if takeovers:
-        totals["takeover_p50_s"] = round(statistics.median(takeovers), 2)
-        totals["takeover_max_s"] = round(takeovers[-1], 2)
+    for name in ("takeover", "first_write"):
+        times = sorted(totals.pop(f"{name}_s"))
+        if times:
+            totals[f"{name}_p50_s"] = round(statistics.median(times), 2)
+            totals[f"{name}_max_s"] = round(times[-1], 2)
     totals["seconds"] = round(time.monotonic() - started, 1)
     print(json.dumps(totals), flush=True)
     return 1 if totals["violations"] else 0

@@ -53,7 +53,12 @@ from connector.schema.tracker import SchemaTracker, build_schema_tracker
 from connector.shutdown import ShutdownToken
 from connector.notifications.service import build_notifier
 from connector.signal_wiring import signal_emitter
-from connector.snapshot_wiring import InitialSnapshotSource, new_table_snapshot, snapshot_remainder
+from connector.snapshot_wiring import (
+    InitialSnapshotSource,
+    new_table_snapshot,
+    run_continuing_remainder,
+    snapshot_remainder,
+)
 from connector.streaming.loop import EventReader
 from connector.streaming.source import BinlogStreamingSource
 from connector.transforms.config import transform_settings
@@ -154,6 +159,7 @@ class Daemon:
         self.phase = "starting"
         self.reader: EventReader | None = None
         self.stats = StreamingStats()
+        self.counters = DispatchCounters()  # across active runs (run_continuing_remainder): metrics only grow
         self.snapshot_metrics = SnapshotMetrics()
         # What snapshot.mode does at start (snapshot/modes.py); refuses unsupported modes before connecting.
         self.policy = snapshot_policy(self.settings)
@@ -181,7 +187,8 @@ class Daemon:
                 self._write_status(force=True)
                 if not lease.acquire(self.token.wait):
                     return 0  # stopped while waiting
-            return self._run_active()
+            return run_continuing_remainder(self._run_active, self._database_answers, self.token.wait,
+                                            self.settings.errors_max_retries)
         finally:
             if lease is not None:
                 lease.release()  # after the final commit: a standby's init_transactions would fence it
@@ -193,6 +200,9 @@ class Daemon:
         self.lost_lease = reason
         self.token.request()
         exit_unless_stopped(self.ha_state, reason, self.settings.ha.takeover_ms / 1000)
+
+    def _database_answers(self) -> None:
+        dbconn.connect(connection_params(self.settings)).close()
 
     def _run_active(self) -> int:
         s = self.settings
@@ -236,7 +246,7 @@ class Daemon:
         pool = (EncodePool(s, s.encode_workers, make_builder=table_schema_builder, make_encoder=settings_encoder)
                 if s.encode_workers else None)
         dispatcher = Dispatcher(s, schema, builder, writer, tracker, table_filter, transforms=run_transforms(s),
-                                encode_pool=pool)
+                                encode_pool=pool, counters=self.counters)
         committer: OffsetCommitter | TransactionalCommitter
         if writer.transactional:
             assert isinstance(offsets, KafkaOffsetStore)

@@ -1,6 +1,7 @@
 """How the composition root builds the snapshot side: the initial snapshot source the coordinator runs, the reading
-of an interrupted snapshot's remainder, and `snapshot.new.tables=incremental` (connector/daemon.py calls these, as
-it calls connector/signal_wiring.py for the signal side)."""
+of an interrupted snapshot's remainder (and the next active run after the database went away while it was read),
+and `snapshot.new.tables=incremental` (connector/daemon.py calls these, as it calls connector/signal_wiring.py for
+the signal side)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from connector.converters.snapshot_conv import allow_binary_vectors, pymysql_con
 from connector.coordinator import SnapshotRemainder
 from connector.dispatch.dispatcher import Dispatcher
 from connector.dispatch.snapshot_emitter import DispatcherSnapshotEmitter
-from connector.errors import ServerSetupError
+from connector.errors import ServerSetupError, SourceConnectionError
 from connector.notifications.service import InitialNotifications, Notifier
 from connector.shutdown import ShutdownToken
 from schema_history.model import TableId
@@ -28,9 +29,10 @@ from snapshot.initial import InitialSnapshot, SnapshotOptions, SnapshotSource, S
 from snapshot.metrics import SnapshotMetrics
 from snapshot.new_tables import NewTables
 from snapshot.plan import SnapshotQueries
-from snapshot.remainder import remainder_context
+from snapshot.remainder import RemainderInterrupted, remainder_context
 
-__all__ = ["InitialSnapshotSource", "new_table_snapshot", "snapshot_queries", "snapshot_remainder"]
+__all__ = ["InitialSnapshotSource", "new_table_snapshot", "run_continuing_remainder", "snapshot_queries",
+           "snapshot_remainder"]
 
 log = logging.getLogger(__name__)
 
@@ -136,3 +138,40 @@ class InitialSnapshotSource:
             return None
         signals = self._s.signals.data_collection
         return InitialNotifications(self._notifier, TableId.parse_identifier(signals) if signals else None)
+
+
+def _delay_s(attempt: int) -> float:
+    """The streaming loop's reconnect backoff (connector/streaming/loop.py): 1 s, 2 s, ... up to 30 s."""
+    return min(30.0, 0.5 * 2 ** min(attempt, 6))
+
+
+def run_continuing_remainder(run: Callable[[], int], database_answers: Callable[[], None],
+                             stopped: Callable[[float], bool], max_retries: int) -> int:
+    """`run()` (an active run) again after each RemainderInterrupted, as a supervisor's restart would, so that a
+    database restart while the rest of an interrupted initial snapshot is read does not end the service. The
+    remainder cannot reconnect in place (snapshot/remainder.py); the run that ended made its final commit on the way
+    out (connector/daemon.py), so the next one continues the remainder from the committed offsets, with a new runId,
+    as after a restart of the process. It starts once `database_answers()` returns without raising
+    SourceConnectionError, polled with the streaming loop's backoff; `stopped(timeout)` sleeps and says whether a
+    shutdown was asked for (then 0: the offsets are committed). More than `max_retries` (errors.max.retries; -1: no
+    limit) failed attempts in a row raise the last error."""
+    while True:
+        try:
+            return run()
+        except RemainderInterrupted as exc:
+            log.warning("%s; offsets are committed, the rest of the snapshot continues in this process once the "
+                        "database answers", exc)
+            error: Exception = exc
+        attempt = 0
+        while True:
+            attempt += 1
+            if 0 <= max_retries < attempt:
+                raise error
+            if stopped(_delay_s(attempt)):
+                return 0
+            try:
+                database_answers()
+                break
+            except SourceConnectionError as exc:
+                log.warning("the database does not answer yet (attempt %d): %s", attempt, exc)
+                error = exc

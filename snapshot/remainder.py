@@ -101,9 +101,10 @@ def resumed_offset(interrupted: SourceOffset, context: IncrementalContext) -> So
 
 
 class RemainderInterrupted(SourceError, RetriableError):
-    """The connection dropped while a chunk of the remainder was read. The process ends with the retriable exit
-    code rather than reconnecting in place: the streaming loop's reconnect would replay the binlog without the
-    chunk's watermarks, and the remainder would wait for them forever. The restart continues it."""
+    """The connection dropped while a chunk of the remainder was read. The active run ends (after its final
+    commit) rather than reconnecting in place: the streaming loop's reconnect would replay the binlog without the
+    chunk's watermarks, and the remainder would wait for them forever. The next run, in the same process once the
+    database answers (connector/snapshot_wiring.py), continues it."""
 
 
 # Server-side codes of a connection that went away (shutdown, killed, idle timeout); client codes are >= 2000.

@@ -207,8 +207,9 @@ FIELDS: tuple[Field, ...] = (
       "(producer transactional.id and offsets in a Kafka topic): the shared transactional.id fences a former active "
       "instance that comes back (docs/OPERATIONS.md)."),
     F("ha.takeover.ms", "10000", as_positive_int, "With ha.enabled: the time within which a standby takes over from "
-      "an active instance that died, froze or lost Kafka. The lease's consumer session.timeout.ms is 60% of it, which "
-      "the brokers' group.min.session.timeout.ms (6000 on Apache Kafka) must allow."),
+      "an active instance that died, froze or lost Kafka. The lease's consumer session.timeout.ms is 40% of it, or 60% "
+      "where the brokers' group.min.session.timeout.ms (6000 on Apache Kafka) refuses 40%; one of them must be "
+      "allowed."),
     F("ha.lease.topic", None, as_str, "With ha.enabled: the single-partition topic whose consumer group elects the "
       "active instance (the member assigned partition 0); default <topic.prefix>.ha-lease, created if missing."),
     F("ha.instance.id", None, as_str, "With ha.enabled: this instance's name in logs, /health and metrics; default "

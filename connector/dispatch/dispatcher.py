@@ -85,11 +85,13 @@ class Dispatcher:
                  tracker: OffsetTracker, table_filter: TableFilter, *, connector_name: str = "mysql",
                  version: str | None = None, clock_ns: Callable[[], int] = time.time_ns,
                  serializer: RecordSerializer | None = None, transforms: Transforms | None = None,
-                 encode_pool: EncodePool | None = None, fused_mode: FusedRowsMode | None = None) -> None:
+                 encode_pool: EncodePool | None = None, fused_mode: FusedRowsMode | None = None,
+                 counters: DispatchCounters | None = None) -> None:
         fused_mode = FusedRowsMode.from_env() if fused_mode is None else fused_mode
         self.schema = schema
         self.tracker = tracker
-        self.counters = DispatchCounters()
+        # the process's counters, given when it runs more than one dispatcher (connector/snapshot_wiring.py: run_continuing_remainder)
+        self.counters = counters if counters is not None else DispatchCounters()
         self._clock_ns = clock_ns
         self._events = settings.events
         self._skipped = settings.events.skipped_operations

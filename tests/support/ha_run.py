@@ -19,12 +19,14 @@ from typing import Any
 
 from tests.support.connector_config import connector_properties
 from tests.support.fault_check import (
+    KillView,
     Report,
     Seen,
     check_exactly_once,
     check_final_state,
     check_key_order,
 )
+from tests.support.fault_run import STALL_S
 from tests.support.fault_workload import FaultWriter, create_tables
 from tests.support.ha_instances import Instance, active_of, ha_properties
 from tests.support.seeded_run import RunOutcome, SeededRun
@@ -45,15 +47,20 @@ class HaPlan:
 class HaOutcome(RunOutcome):
     plan: HaPlan
     failovers: dict[str, int] = field(default_factory=lambda: {"kill": 0, "freeze": 0})
-    takeover_s: list[float] = field(default_factory=list)
+    takeover_s: list[float] = field(default_factory=list)  # the fault to a standby answering role=active
+    first_write_s: list[float] = field(default_factory=list)  # the fault to the new active one's first record
     max_active_at_once: int = 0
 
     def summary(self) -> dict[str, Any]:
-        t = sorted(self.takeover_s)
+        t, w = sorted(self.takeover_s), sorted(self.first_write_s)
         return {"seed": self.plan.seed, "takeover_ms": self.plan.takeover_ms, "failovers": self.failovers,
                 "takeover_p50_s": round(statistics.median(t), 2) if t else None,
-                "takeover_max_s": round(t[-1], 2) if t else None, "max_active_at_once": self.max_active_at_once,
-                "transactions": self.transactions, **self.report.summary()}
+                "takeover_max_s": round(t[-1], 2) if t else None,
+                "first_write_p50_s": round(statistics.median(w), 2) if w else None,
+                "first_write_max_s": round(w[-1], 2) if w else None,
+                "over_bound": sum(1 for x in [*t, *w] if x * 1000 > self.plan.takeover_ms),
+                "max_active_at_once": self.max_active_at_once, "transactions": self.transactions,
+                **self.report.summary()}
 
 
 def check_one_writer(seen: list[Seen], report: Report) -> None:
@@ -67,6 +74,21 @@ def check_one_writer(seen: list[Seen], report: Report) -> None:
         if start_b <= end_a:
             report.fail(f"two writers at once: run {run_b[:8]} wrote from {start_b} while run {run_a[:8]} wrote "
                         f"until {end_a}")
+
+
+def first_writes(seen: list[Seen], views: list[KillView]) -> list[float]:
+    """Per failover, the seconds from the fault to the first record of the run that took over (the records' create
+    times, the producers' clocks: one machine here)."""
+    first: dict[str, int] = {}
+    for s in seen:
+        first[s.run] = min(first.get(s.run, s.timestamp_ms), s.timestamp_ms)
+    starts = sorted(first.values())
+    out = []
+    for view in sorted(views, key=lambda v: v.killed_at_ms):
+        first = next((t for t in starts if t > view.killed_at_ms), None)
+        if first is not None:
+            out.append((first - view.killed_at_ms) / 1000)
+    return out
 
 
 class HaRun(SeededRun):
@@ -100,7 +122,7 @@ class HaRun(SeededRun):
         # a run is failed over only once it committed a transaction of its own (as fault_run.py's kills: on Tansu
         # an unfinished transaction of the run before would otherwise be the newest offset)
         wait_until(lambda: (s := active.proc.status() or {}).get("records_acked", 0) >= target
-                   and s.get("committed_offset") not in (None, loaded), 180, "progress before the failover",
+                   and s.get("committed_offset") not in (None, loaded), STALL_S, "progress before the failover",
                    interval=0.02, state=active.proc.status)
         if kind == "kill":
             active.proc.kill()
@@ -111,7 +133,7 @@ class HaRun(SeededRun):
         view = self._note_view()
         self._event(f"{kind} of {active.name} at {view.killed_at_ms}: committed ends {view.ends}")
         self.outcome.failovers[kind] += 1
-        wait_until(lambda: self._count_active() == 1, 120, "a takeover",
+        wait_until(lambda: self._count_active() == 1, STALL_S, "a takeover",
                    state=lambda: {i.name: i.health() for i in self._live()})
         took = time.monotonic() - gone
         self.outcome.takeover_s.append(took)
@@ -120,7 +142,7 @@ class HaRun(SeededRun):
             # past the takeover: the new active instance fenced the old one (init_transactions) and streams
             new = active_of(self._live())
             assert new is not None
-            new.proc.wait_streaming(120)
+            new.proc.wait_streaming(STALL_S)
             time.sleep(self.rng.uniform(0, 2))  # the freeze's length past the takeover is the fault itself
             os.kill(active.proc.pid, signal.SIGCONT)
             active.frozen = False
@@ -129,7 +151,7 @@ class HaRun(SeededRun):
             if rc != 3 or len(stepped) != 1:
                 self.outcome.report.fail(f"{active.name} resumed after the takeover: exit {rc}, "
                                          f"{len(stepped)} step-down lines:\n{active.proc.log_tail(10)}")
-        self._start().wait_role("standby", 60)
+        self._start().wait_role("standby", STALL_S)
         self._count_active()
 
     def run(self) -> HaOutcome:
@@ -146,10 +168,10 @@ class HaRun(SeededRun):
         writer.start()
         try:
             first = self._start()
-            first.wait_role("active", 60)
-            first.proc.wait_streaming(180)
+            first.wait_role("active", STALL_S)
+            first.proc.wait_streaming(STALL_S)
             streaming_ver = writer.version
-            self._start().wait_role("standby", 60)
+            self._start().wait_role("standby", STALL_S)
             for n in range(plan.failovers):
                 self._failover("kill" if n % 2 == 0 else "freeze")
             writer.stop_requested.set()
@@ -158,7 +180,7 @@ class HaRun(SeededRun):
             assert writer.error is None, f"writer failed (seed {plan.seed}): {writer.error!r}"
             active = active_of(self._live())
             assert active is not None
-            wait_until(lambda: active.caught_up(self.server), 180, "caught up", state=active.proc.status)
+            wait_until(lambda: active.caught_up(self.server), STALL_S, "caught up", state=active.proc.status)
             for inst in self._live():
                 if inst.proc.stop() != 0:
                     self.outcome.report.fail(f"{inst.name} did not stop cleanly:\n{inst.proc.log_tail(10)}")
@@ -183,3 +205,4 @@ class HaRun(SeededRun):
         check_key_order(seen, histories, streaming_ver, report)
         check_exactly_once(seen, self.views, report)
         check_one_writer(seen, report)
+        self.outcome.first_write_s = first_writes(seen, self.views)

@@ -37,7 +37,8 @@ class Zygote:
         self._sock = ours
         self._pending = b""
         self.exits: dict[int, int] = {}
-        self._reply(timeout=120)  # {"ready": pid}
+        # {"ready": pid}: a bound for a hung zygote, not a speed requirement (its imports took over 120 s at load 35)
+        self._reply(timeout=600)
         atexit.register(self.close)
 
     def close(self) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from connector.config.ha_settings import LeaseSession
 from connector.config.loaders import load_server_properties
 from connector.errors import ConfigError
 from connector.transforms.config import transform_settings
@@ -49,8 +50,9 @@ def test_exactly_once_with_kafka_history_is_accepted() -> None:
                                      "debezium.source.ha.instance.id": "east-1",
                                      "debezium.source.ha.lease.topic": "leases"}).ha
     assert (ha.enabled, ha.instance_id, ha.lease_topic) == (True, "east-1", "leases")
-    # the session leaves room for the rebalance within the takeover bound
-    assert ha.session_timeout_ms == 12_000 and ha.heartbeat_interval_ms == 2_000
+    # 40% of the bound, so Tansu's rebalance (half a session after the drop) and the fence fit; 60% where the brokers'
+    # group.min.session.timeout.ms refuses that (tests/integration/faults/test_ha_lease_session.py)
+    assert ha.lease_sessions == (LeaseSession(8_000, 1_333), LeaseSession(12_000, 2_000))
 
 
 def test_takeover_must_be_positive() -> None:
