@@ -10,6 +10,8 @@ another source tree (e.g. `git worktree add --detach /tmp/base <commit>`), alter
 each run has its own topics and offsets, stored by a first start before the load. On a shared machine
 only such pairs, and the connector's CPU seconds (also reported), compare.
 `--profile` runs this tree's connector under cProfile (much slower) and prints the top functions.
+`BENCH_PYSPY=FILE` instead samples the (last) run of this tree with py-spy (100 Hz, not pausing it) into FILE in
+py-spy's raw format; `bench/stages.py FILE --rows N --main-cpu-s S` turns it into µs per row change per stage.
 
 Workload (a 12-column mixed-type table): 2/3 inserts in 1000-row INSERTs, 1/5 single-row UPDATEs,
 the rest single-row DELETEs. The last line of output is one JSON object:
@@ -22,7 +24,9 @@ import json
 import os
 import pstats
 import random
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -153,6 +157,12 @@ def stream_once(run_dir: Path, expected_records: int, root: Path | None, profile
     cmd = connector_cmd(prof if profile else None)
     t0 = time.perf_counter()
     proc = start_connector(cmd, run_dir / "application.properties", run_dir, root)
+    spy = None
+    if os.environ.get("BENCH_PYSPY") and root is None:  # py-spy stops by itself when the connector exits
+        spy = subprocess.Popen([shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy"), "record",
+                                "--pid", str(proc.pid), "--format", "raw", "--rate", "100", "--nonblocking",
+                                "--threads", "-o", os.environ["BENCH_PYSPY"]],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     cpu = 0.0
     threads: dict[str, float] = {}
     children: list[int] = []
@@ -169,6 +179,8 @@ def stream_once(run_dir: Path, expected_records: int, root: Path | None, profile
         time.sleep(0.02)
     elapsed = time.perf_counter() - t0
     assert proc.stop() == 0, proc.log_tail()
+    if spy is not None:
+        spy.wait(60)
     if profile and prof.exists():
         pstats.Stats(str(prof)).sort_stats("tottime").print_stats(30)
     return {"seconds": elapsed, "cpu_s": cpu, "threads": threads}
@@ -219,8 +231,8 @@ def main() -> int:
 
             decoded, pmr_s = pmr_decode_rate(server, start, end)
             pmr_rate = decoded / pmr_s
-            print(f"baseline: python-mysql-replication decoded {decoded} rows in {pmr_s:.2f} s = {pmr_rate:,.0f} rows/s",
-                  flush=True)
+            print(f"baseline: python-mysql-replication decoded {decoded} rows in {pmr_s:.2f} s = "
+                  f"{pmr_rate:,.0f} rows/s", flush=True)
 
             expected_records = inserts + updates + 2 * deletes  # deletes are followed by tombstones
             runs: dict[str, list[dict]] = {kind: [] for kind in trees}
