@@ -279,6 +279,9 @@ def main() -> int:
         work = Path(tmp)
         with MariaDBServer(work / "db", profile=Profile.REFERENCE) as server, TansuBroker(work / "kafka") as broker:
             sink = DebeziumSink(broker if args.debezium_sink == "kafka" else None, args.batch_size, "")
+            # The load is not timed and the binlog is the same either way: without an fsync per commit the single-row
+            # transactions go in several times faster on a busy disk (about 200 commits/s with one).
+            server.run_sql("SET GLOBAL innodb_flush_log_at_trx_commit = 2;")
             for run in range(args.runs):
                 out: dict[str, Any] = {"load_avg_1m": []}
                 if args.only in (None, "streaming"):

@@ -10,8 +10,9 @@ another source tree (e.g. `git worktree add --detach /tmp/base <commit>`), alter
 each run has its own topics and offsets, stored by a first start before the load. On a shared machine
 only such pairs, and the connector's CPU seconds (also reported), compare.
 `--profile` runs this tree's connector under cProfile (much slower) and prints the top functions.
-`BENCH_PYSPY=FILE` instead samples the (last) run of this tree with py-spy (100 Hz, not pausing it) into FILE in
-py-spy's raw format; `bench/stages.py FILE --rows N --main-cpu-s S` turns it into µs per row change per stage.
+`BENCH_PYSPY=FILE` instead samples every run with py-spy (100 Hz, not pausing it) into FILE.<run> (`c0` this
+tree's first, `b0` the baseline's) in py-spy's raw format; `bench/stages.py FILE.c0 --rows N --main-cpu-s S`
+turns one into µs per row change per stage.
 
 Workload (a 12-column mixed-type table): 2/3 inserts in 1000-row INSERTs, 1/5 single-row UPDATEs,
 the rest single-row DELETEs. The last line of output is one JSON object:
@@ -158,10 +159,10 @@ def stream_once(run_dir: Path, expected_records: int, root: Path | None, profile
     t0 = time.perf_counter()
     proc = start_connector(cmd, run_dir / "application.properties", run_dir, root)
     spy = None
-    if os.environ.get("BENCH_PYSPY") and root is None:  # py-spy stops by itself when the connector exits
+    if os.environ.get("BENCH_PYSPY"):  # py-spy stops by itself when the connector exits
         spy = subprocess.Popen([shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy"), "record",
                                 "--pid", str(proc.pid), "--format", "raw", "--rate", "100", "--nonblocking",
-                                "--threads", "-o", os.environ["BENCH_PYSPY"]],
+                                "--threads", "-o", f"{os.environ['BENCH_PYSPY']}.{run_dir.name}"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     cpu = 0.0
     threads: dict[str, float] = {}
@@ -209,6 +210,9 @@ def main() -> int:
         work = Path(tmp)
         with MariaDBServer(work / "db", profile=Profile.DEFAULTS) as server, TansuBroker(work / "kafka") as broker:
             server.run_sql("CREATE DATABASE bench;")
+            # The load is not timed and the binlog is the same either way: without an fsync per commit the single-row
+            # transactions go in several times faster on a busy disk (about 200 commits/s with one).
+            server.run_sql("SET GLOBAL innodb_flush_log_at_trx_commit = 2;")
             server.run_sql(TABLE + ";")
             if args.shape == "oltp":  # the pre-filled rows: each run's first start snapshots them
                 server.run_sql(workload_sql(max(4, args.rows // 4))[0], what="oltp preload")
