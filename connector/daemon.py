@@ -187,6 +187,7 @@ class Daemon:
                 lease.release()  # after the final commit: a standby's init_transactions would fence it
             if metrics is not None:
                 metrics.stop()
+            self.status.close()
 
     def _lease_lost(self, reason: str) -> None:
         """From the lease thread: stop; the transactional producer refuses whatever this instance still sends."""
