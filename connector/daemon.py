@@ -324,6 +324,7 @@ class Daemon:
         """Between records: surface a delivery failure, let an oversized record be acknowledged before the next
         is built, commit offsets when due, refresh the status file."""
         self._poller.check()
+        self._poller.serve()
         if self._dispatcher.pipeline is not None:
             self._dispatcher.pipeline.flush_batch()
         self._writer.drain_oversized()
