@@ -249,7 +249,9 @@ class Daemon:
             committer = TransactionalCommitter(tracker, writer, offsets, max(100, interval_ms))
             committer.start()
         else:
-            committer = OffsetCommitter(tracker, offsets, s.offsets.flush_interval_ms)
+            # The offsets file's periodic save (two fsyncs) on a thread of its own; Kafka's store stays in place.
+            committer = OffsetCommitter(tracker, offsets, s.offsets.flush_interval_ms,
+                                        write_behind=isinstance(offsets, FileOffsetStore))
         self._writer, self._dispatcher, self._committer, self._schema = writer, dispatcher, committer, schema
         poller = self._poller = AckPoller(writer, on_error=(lambda e: is_fenced(e) and self._lease_lost(f"fenced: {e}"))
                                           if self.ha_state is not None else None).start()
@@ -287,6 +289,8 @@ class Daemon:
                 if dispatcher.pipeline is not None:
                     dispatcher.pipeline.close()
                 writer.close(timeout_s=5.0)  # after the final flush: only what it could not deliver is left
+                if isinstance(committer, OffsetCommitter):
+                    committer.close_writer()
                 offsets.close()
                 schema.close()
                 ctl.close()
