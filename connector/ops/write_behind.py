@@ -1,9 +1,10 @@
-"""One job at a time on a thread of its own: the offsets file's save while the streaming thread reads on.
+"""One job at a time on a thread of its own: file writes the streaming thread does not wait for.
 
-Saving the offsets file is a write, an fsync of the file and one of its directory: ~15 ms of waiting on a busy
-disk, once per `offset.flush.interval.ms`, and 4-6% of the streaming thread's samples on the OLTP shape
-(py-spy, issue 27). `OffsetCommitter` hands its periodic save here; a job's failure is kept and raised on the
-caller's thread (`raise_failure`, `wait`), where a save done in place would have raised it.
+Saving the offsets file is a write, an fsync of the file and one of its directory (~15 ms of waiting on a busy
+disk, once per `offset.flush.interval.ms`); the status file is an open and a rename ten times a second. On the
+OLTP shape they were 5-16% and 12-13% of the streaming thread's samples (py-spy, issue 27). `OffsetCommitter`
+and `StatusFile` hand those writes here; a job's failure is kept and raised on the caller's thread
+(`raise_failure`, `wait`), where a write done in place would have raised it.
 """
 
 from __future__ import annotations
