@@ -10,6 +10,9 @@ another source tree (e.g. `git worktree add --detach /tmp/base <commit>`), alter
 each run has its own topics and offsets, stored by a first start before the load. On a shared machine
 only such pairs, and the connector's CPU seconds (also reported), compare.
 `--profile` runs this tree's connector under cProfile (much slower) and prints the top functions.
+`BENCH_PYSPY=FILE` instead samples every run with py-spy (100 Hz, not pausing it) into FILE.<run> (`c0` this
+tree's first, `b0` the baseline's) in py-spy's raw format; `bench/stages.py FILE.c0 --rows N --main-cpu-s S`
+turns one into µs per row change per stage.
 
 Workload (a 12-column mixed-type table): 2/3 inserts in 1000-row INSERTs, 1/5 single-row UPDATEs,
 the rest single-row DELETEs. The last line of output is one JSON object:
@@ -22,7 +25,9 @@ import json
 import os
 import pstats
 import random
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -153,6 +158,12 @@ def stream_once(run_dir: Path, expected_records: int, root: Path | None, profile
     cmd = connector_cmd(prof if profile else None)
     t0 = time.perf_counter()
     proc = start_connector(cmd, run_dir / "application.properties", run_dir, root)
+    spy = None
+    if os.environ.get("BENCH_PYSPY"):  # py-spy stops by itself when the connector exits
+        spy = subprocess.Popen([shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy"), "record",
+                                "--pid", str(proc.pid), "--format", "raw", "--rate", "100", "--nonblocking",
+                                "--threads", "-o", f"{os.environ['BENCH_PYSPY']}.{run_dir.name}"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     cpu = 0.0
     threads: dict[str, float] = {}
     children: list[int] = []
@@ -169,6 +180,8 @@ def stream_once(run_dir: Path, expected_records: int, root: Path | None, profile
         time.sleep(0.02)
     elapsed = time.perf_counter() - t0
     assert proc.stop() == 0, proc.log_tail()
+    if spy is not None:
+        spy.wait(60)
     if profile and prof.exists():
         pstats.Stats(str(prof)).sort_stats("tottime").print_stats(30)
     return {"seconds": elapsed, "cpu_s": cpu, "threads": threads}
@@ -180,6 +193,7 @@ def main() -> int:
     parser.add_argument("--baseline", type=Path, metavar="DIR",
                         help="also stream with the connector of the source tree DIR, alternating with this tree")
     parser.add_argument("--repeat", type=int, default=1, help="runs per connector (the best one is reported)")
+    parser.add_argument("--no-pmr", action="store_true", help="skip the python-mysql-replication decoding baseline")
     parser.add_argument("--profile", action="store_true", help="run this tree's connector under cProfile")
     parser.add_argument("--transforms", action="store_true",
                         help="this tree's connector runs with unwrap + route (ExtractNewRecordState, RegexRouter); "
@@ -197,6 +211,9 @@ def main() -> int:
         work = Path(tmp)
         with MariaDBServer(work / "db", profile=Profile.DEFAULTS) as server, TansuBroker(work / "kafka") as broker:
             server.run_sql("CREATE DATABASE bench;")
+            # The load is not timed and the binlog is the same either way: without an fsync per commit the single-row
+            # transactions go in several times faster on a busy disk (about 200 commits/s with one).
+            server.run_sql("SET GLOBAL innodb_flush_log_at_trx_commit = 2;")
             server.run_sql(TABLE + ";")
             if args.shape == "oltp":  # the pre-filled rows: each run's first start snapshots them
                 server.run_sql(workload_sql(max(4, args.rows // 4))[0], what="oltp preload")
@@ -217,10 +234,10 @@ def main() -> int:
             end = server.binlog_position()
             print(f"loaded in {time.perf_counter() - t0:.1f} s; binlog {start} -> {end}", flush=True)
 
-            decoded, pmr_s = pmr_decode_rate(server, start, end)
+            decoded, pmr_s = pmr_decode_rate(server, start, end) if not args.no_pmr else (1, 1e9)
             pmr_rate = decoded / pmr_s
-            print(f"baseline: python-mysql-replication decoded {decoded} rows in {pmr_s:.2f} s = {pmr_rate:,.0f} rows/s",
-                  flush=True)
+            print(f"baseline: python-mysql-replication decoded {decoded} rows in {pmr_s:.2f} s = "
+                  f"{pmr_rate:,.0f} rows/s", flush=True)
 
             expected_records = inserts + updates + 2 * deletes  # deletes are followed by tombstones
             runs: dict[str, list[dict]] = {kind: [] for kind in trees}

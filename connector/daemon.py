@@ -194,6 +194,7 @@ class Daemon:
                 lease.release()  # after the final commit: a standby's init_transactions would fence it
             if metrics is not None:
                 metrics.stop()
+            self.status.close()
 
     def _lease_lost(self, reason: str) -> None:
         """From the lease thread: stop; the transactional producer refuses whatever this instance still sends."""
@@ -258,7 +259,9 @@ class Daemon:
             committer = TransactionalCommitter(tracker, writer, offsets, max(100, interval_ms))
             committer.start()
         else:
-            committer = OffsetCommitter(tracker, offsets, s.offsets.flush_interval_ms)
+            # The offsets file's periodic save (two fsyncs) on a thread of its own; Kafka's store stays in place.
+            committer = OffsetCommitter(tracker, offsets, s.offsets.flush_interval_ms,
+                                        write_behind=isinstance(offsets, FileOffsetStore))
         self._writer, self._dispatcher, self._committer, self._schema = writer, dispatcher, committer, schema
         poller = self._poller = AckPoller(writer, on_error=(lambda e: is_fenced(e) and self._lease_lost(f"fenced: {e}"))
                                           if self.ha_state is not None else None).start()
@@ -296,6 +299,8 @@ class Daemon:
                 if dispatcher.pipeline is not None:
                     dispatcher.pipeline.close()
                 writer.close(timeout_s=5.0)  # after the final flush: only what it could not deliver is left
+                if isinstance(committer, OffsetCommitter):
+                    committer.close_writer()
                 offsets.close()
                 schema.close()
                 ctl.close()
@@ -333,6 +338,7 @@ class Daemon:
         """Between records: surface a delivery failure, let an oversized record be acknowledged before the next
         is built, commit offsets when due, refresh the status file."""
         self._poller.check()
+        self._poller.serve()
         if self._dispatcher.pipeline is not None:
             self._dispatcher.pipeline.flush_batch()
         self._writer.drain_oversized()

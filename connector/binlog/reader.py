@@ -265,19 +265,17 @@ class BinlogReader:
             event = packet = None
             if wire is not None:
                 feed, decoder = wire
-                packet = feed.next()
-                data = packet._data
+                data = feed.next()
                 decoded = decoder.decode(data, stream.table_map)
                 if decoded is not None:
                     event, timestamp, server_id, log_pos = decoded
                     # the header's event size is the packet's length without the OK byte
                     start, self.next_pos = log_pos + 1 - len(data), log_pos
-                    data = packet = None
+                    data = None
                     yield PositionedEvent(event, self.file, start, log_pos, timestamp, server_id)
                     continue
+                feed.give_back(data)
                 data = None
-                feed.give_back(packet)
-                packet = None
             event = stream.fetchone()
             if event is None:
                 return

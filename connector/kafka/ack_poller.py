@@ -1,8 +1,16 @@
-"""Serving the producer's delivery callbacks on a thread of their own while the reader waits on the binlog."""
+"""Serving the producer's delivery callbacks on a thread of their own while the reader waits on the binlog.
+
+While the main thread is busy it serves them itself (`serve`, from its housekeeping every few milliseconds):
+a thread polling beside a busy main thread took the GIL for every acknowledgement, and the two contended for
+the deliveries' lock (`Deliveries.produced` alone was ~5% of the main thread's samples on the OLTP shape, py-spy,
+issue 27). The thread polls only once the main thread has not served them for `interval_s` (an idle database,
+the reader waiting on the binlog, a long snapshot query).
+"""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Protocol
 
@@ -28,6 +36,7 @@ class AckPoller:
         self._on_error = on_error  # told at once, from this thread (the main thread may be blocked elsewhere)
         self._interval_s = interval_s
         self._stop = threading.Event()
+        self._served = 0.0  # time.monotonic() of the main thread's last `serve`
         self.error: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="kafka-ack-poller", daemon=True)
 
@@ -35,8 +44,18 @@ class AckPoller:
         self._thread.start()
         return self
 
+    def serve(self) -> None:
+        """From the main thread: serve the callbacks that are ready (raises a delivery failure); the thread stands
+        by for `interval_s`."""
+        self._served = time.monotonic()
+        self._writer.poll(0)
+
     def _run(self) -> None:
         while not self._stop.is_set():
+            since = time.monotonic() - self._served
+            if since < self._interval_s:
+                self._stop.wait(self._interval_s - since)  # the main thread serves them meanwhile
+                continue
             try:
                 self._writer.poll(self._interval_s)
             except BaseException as exc:  # handed to the main thread by check()

@@ -186,6 +186,7 @@ class StreamingHandler:
             emitter.fused_rows if isinstance(emitter, FusedRowsEmitter) else None)
         self._check_table_map: Callable[[TableId, tuple[int, ...], str, int], None] | None = (
             emitter.table_map if isinstance(emitter, TableMapCheck) else None)
+        self._binlog_types: dict[int, tuple[list, tuple[int, ...]]] = {}  # table id -> (its columns, their types)
         # Optional emitter capability (connector/signals/processor.py): e.g. a blocking snapshot asked for by a signal
         # runs when the next event arrives, before that event is handled (Debezium pauses streaming there).
         self._pause: PausePoint | None = emitter if isinstance(emitter, PausePoint) else None
@@ -260,6 +261,7 @@ class StreamingHandler:
         if pe.timestamp:
             # A real rotate (timestamp set) means the server may reuse table ids in the next file.
             st.table_ids.clear()
+            self._binlog_types.clear()
 
     def _mysql_gtid(self, pe: PositionedEvent) -> None:
         st = self.state
@@ -368,7 +370,12 @@ class StreamingHandler:
         self.state.table_ids[ev.table_id] = table_id
         columns = getattr(ev, "columns", None)  # absent when pmr did not process the event
         if self._check_table_map is not None and columns is not None:
-            self._check_table_map(table_id, tuple(c.type for c in columns), pe.file, pe.start)
+            # A body parsed once (table_map_cache.py) keeps its columns list: its types are taken once, not per
+            # transaction (a single-row transaction has its own TABLE_MAP).
+            cached = self._binlog_types.get(ev.table_id)
+            if cached is None or cached[0] is not columns:
+                cached = self._binlog_types[ev.table_id] = (columns, tuple(c.type for c in columns))
+            self._check_table_map(table_id, cached[1], pe.file, pe.start)
 
     def _rows(self, pe: PositionedEvent) -> None:
         st = self.state

@@ -288,3 +288,18 @@ def test_streaming_emits_the_same_changes_with_either_reader(server: Any, unique
     assert {"WireRows", "WireTableMap", "WireXid", "WireMysqlGtid" if mysql else "WireMariadbGtid"} <= kinds[0]
     assert not any(name.startswith("Wire") for name in kinds[1])
     assert ours == pmr
+
+
+def test_an_event_of_16_mb_and_more_spans_packets_and_the_stream_reads_on(server: Any, unique_database: Any) -> None:
+    """A rows event of 16 MB or more comes in several packets (0xFFFFFF bytes each but the last): the reader's own
+    framing (packet_feed.py) joins them, and keeps the sequence numbers pmr's reads check after it (a DDL)."""
+    database = unique_database(server)
+    server.run_sql("SET GLOBAL max_allowed_packet = 67108864;")  # for REPEAT's result; new sessions see it
+    server.run_sql("CREATE TABLE big (id INT PRIMARY KEY, b LONGBLOB);", database=database)
+    start = server.binlog_position()
+    server.run_sql("INSERT INTO big VALUES (1, REPEAT('x', 17000000)); CREATE TABLE after_big (id INT);"
+                   "INSERT INTO big VALUES (2, REPEAT('y', 16777215 - 64)), (3, 'z');", database=database)
+    end = server.binlog_position()
+    rows = [(row[1][0], len(row[1][1]), row[1][1][:1]) for _, pairs in fast_rows(server, start, end, database)
+            for row in pairs]
+    assert rows == [(1, 17000000, b"x"), (2, 16777215 - 64, b"y"), (3, 1, b"z")]

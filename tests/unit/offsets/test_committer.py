@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from connector.offsets import MemoryOffsetStore, OffsetCommitter, OffsetFlushTimeout, OffsetTracker
@@ -121,3 +123,49 @@ def test_flush_timeout_is_retried_at_the_next_interval() -> None:
     store.fail = False
     assert committer.maybe_commit()
     assert store.load() == _offset(1)
+
+
+class GatedStore(MemoryOffsetStore):
+    """Its `save` waits until the test opens the gate (a slow disk), or raises `failure` when set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = threading.Event()
+        self.failure: Exception | None = None
+
+    def save(self, offset: dict) -> None:
+        self.gate.wait()
+        if self.failure is not None:
+            raise self.failure
+        super().save(offset)
+
+
+def test_write_behind_saves_on_its_thread_and_names_an_offset_committed_once_saved() -> None:
+    tracker, store = OffsetTracker(), GatedStore()
+    committer = OffsetCommitter(tracker, store, flush_interval_ms=0, write_behind=True)
+    tracker.ack(tracker.track(_offset(1)))
+    assert committer.maybe_commit()  # handed over: returns while the save waits
+    assert committer.last_committed is None and store.load() is None
+    tracker.ack(tracker.track(_offset(2)))
+    assert not committer.maybe_commit()  # one save at a time
+    store.gate.set()
+    assert committer.commit()  # waits for the save in flight, then saves offset 2 in place
+    assert len(store.saved) == 2 and store.load() == _offset(2) and committer.last_committed == _offset(2)
+    committer.close_writer()
+
+
+def test_write_behind_failure_raises_on_the_callers_thread() -> None:
+    tracker, store = OffsetTracker(), GatedStore()
+    committer = OffsetCommitter(tracker, store, flush_interval_ms=0, write_behind=True)
+    store.failure = OffsetFlushTimeout("slow")
+    tracker.ack(tracker.track(_offset(1)))
+    assert committer.maybe_commit()
+    store.gate.set()
+    committer.close_writer()  # the save ran and failed
+    assert not committer.maybe_commit()  # a flush timeout: warned, retried at the next interval
+    store.failure = OSError("disk full")
+    assert committer.maybe_commit()
+    with pytest.raises(OSError, match="disk full"):
+        committer.commit()
+    assert committer.last_committed is None
+    committer.close_writer()
