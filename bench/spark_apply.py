@@ -24,7 +24,10 @@ untimed run of each step on the same records:
 
 The broker port (default: a free one) and the topic name are unique per run, so runs can go
 back to back. The last line is one JSON object: ``read_eps``, ``decode_eps``, ``apply_eps``
-(events/s), their ratios to ``read_eps``, the table check and the 1-minute load average.
+(events/s), their ratios to ``read_eps``, the same ratios in CPU seconds of the Spark session
+(``cpu_decode_ratio``, ``cpu_apply_ratio``; ``cpu_s``: per step [total, driver, JVM, Python workers],
+from /proc, ``bench/spark_cpu.py``: the other load of a shared machine moves them much less than
+wall time), the table check and the 1-minute load average.
 """
 
 from __future__ import annotations
