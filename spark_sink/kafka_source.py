@@ -39,7 +39,7 @@ from pyspark.sql.datasource import (DataSource, DataSourceReader, DataSourceStre
 from spark_sink.registry import REGISTRY_OPTION_NAMES, HttpSchemaRegistry, RegistryConfig
 from spark_sink.wire import ValueFormat, ValueSplitter
 
-__all__ = ["KafkaDataSource", "KafkaOptions", "KAFKA_SCHEMA", "SPLIT_SCHEMA", "SCHEMA_ONCE", "SOURCE_NAME"]
+__all__ = ["KafkaDataSource", "KafkaOptions", "KAFKA_SCHEMA", "SPLIT_SCHEMA", "SOURCE_NAME"]
 
 logger = logging.getLogger(__name__)
 SOURCE_NAME = "binlog_cdc_kafka"
@@ -61,13 +61,6 @@ SPLIT_SCHEMA = T.StructType([
     T.StructField("schema", T.BinaryType()), T.StructField("body", T.BinaryType()),
 ])
 """Raw rows with the value split: what the decoder reads (``reader.split_records``)."""
-SCHEMA_ONCE = "binlog_cdc.schema_once"
-"""Metadata flag of the ``schema`` column of this source's split rows: the schema text is only on a
-version's first record per input partition (``wire.ValueSplitter``), null on the others, so version
-discovery can collect the rows that carry it instead of aggregating (``reader.discover_versions``)."""
-_SPLIT_READ_SCHEMA = T.StructType([
-    T.StructField(f.name, f.dataType, f.nullable, {SCHEMA_ONCE: True} if f.name == "schema" else f.metadata)
-    for f in SPLIT_SCHEMA.fields])
 _ARROW_SCHEMA = pa.schema([
     ("key", pa.binary()), ("value", pa.binary()), ("topic", pa.string()), ("partition", pa.int32()),
     ("offset", pa.int64()), ("timestamp", pa.timestamp("us", tz="UTC")), ("timestampType", pa.int32()),
@@ -384,7 +377,7 @@ class KafkaDataSource(DataSource):
 
     def schema(self) -> T.StructType:
         split = {k.lower(): v for k, v in self.options.items()}.get("splitvalues")
-        return _SPLIT_READ_SCHEMA if split else KAFKA_SCHEMA
+        return SPLIT_SCHEMA if split else KAFKA_SCHEMA
 
     def reader(self, schema: T.StructType) -> DataSourceReader:
         return _BatchReader(KafkaOptions.parse(self.options))

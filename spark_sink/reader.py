@@ -21,7 +21,7 @@ from pyspark.sql import functions as F
 from spark_sink.connect_schema import ConnectField
 from spark_sink.decoder import RecordDecoder, TableLayout
 from spark_sink.json_decode import decode_json, split_json, union_row
-from spark_sink.kafka_source import SCHEMA_ONCE, SOURCE_NAME, SPLIT_SCHEMA, KafkaDataSource
+from spark_sink.kafka_source import SOURCE_NAME, SPLIT_SCHEMA, KafkaDataSource
 from spark_sink.semantic_types import TimeMode
 from spark_sink.registry import HttpSchemaRegistry
 from spark_sink.wire import SchemaRegistry, ValueFormat, ValueSplitter, wire_reader
@@ -152,39 +152,23 @@ def split_records(df: DataFrame, decode: DecodeOptions = DecodeOptions()) -> Dat
 
 def discover_versions(split: DataFrame, decode: DecodeOptions) -> dict[str, list[tuple[bytes, ConnectField]]]:
     """Schema versions per change topic in a batch of split rows, oldest first."""
-    carriers = split.filter(F.col("schema").isNotNull())
-    if split.schema["schema"].metadata.get(SCHEMA_ONCE):
-        # The Python source's rows: the text is on a version's first record per input partition only,
-        # so the rows carrying it are few (versions x partitions); collected as they are, without the
-        # shuffle and second stage an aggregation costs every batch.
-        found = _first_per_version(carriers.select("topic", "schema_key", "offset", "partition", "schema").collect())
-    else:  # Spark's split: the text is on every record
-        found = [(r.topic, bytes(r.schema_key), (r.first.offset, r.first.partition), r.schema) for r in (
-            carriers.groupBy("topic", "schema_key")
-            .agg(F.min(F.struct("offset", "partition")).alias("first"), F.first("schema").alias("schema"))
-            .collect())]
+    found = (split.filter(F.col("schema").isNotNull())
+             .groupBy("topic", "schema_key")
+             .agg(F.min(F.struct("offset", "partition")).alias("first"), F.first("schema").alias("schema"))
+             .collect())
     wire = decode.wire()
-    versions: dict[str, list[tuple[tuple[int, int], bytes, ConnectField]]] = {}
-    for topic, key, first, text in found:
+    versions: dict[str, list[tuple[int, bytes, ConnectField]]] = {}
+    for row in found:
+        key = bytes(row.schema_key)
         try:
-            schema = wire.connect_schema(topic, key, bytes(text) or None)
+            schema = wire.connect_schema(row.topic, key, bytes(row.schema) or None)
         except KeyError as missing:  # schemaless topic without a schema: not a table we mirror
-            logger.warning("skipping topic %s: %s", topic, missing)
+            logger.warning("skipping topic %s: %s", row.topic, missing)
             continue
         if schema.child("op") is None and decode.value_format != ValueFormat.JSON_SCHEMALESS:
             continue  # transaction metadata, schema changes, heartbeats
-        versions.setdefault(topic, []).append((first, key, schema))
+        versions.setdefault(row.topic, []).append((row.first.offset, key, schema))
     return {t: [(k, s) for _, k, s in sorted(v, key=lambda x: x[0])] for t, v in versions.items()}
-
-
-def _first_per_version(rows: Sequence[Any]) -> list[tuple[str, bytes, tuple[int, int], Any]]:
-    """(topic, version key, first (offset, partition), schema text) of each version in `rows`."""
-    first: dict[tuple[str, bytes], tuple[tuple[int, int], Any]] = {}
-    for r in rows:
-        version, position = (r.topic, bytes(r.schema_key)), (r.offset, r.partition)
-        if version not in first or position < first[version][0]:
-            first[version] = (position, r.schema)
-    return [(topic, key, position, text) for (topic, key), (position, text) in first.items()]
 
 
 def _timestamps(batch: pa.RecordBatch) -> list:

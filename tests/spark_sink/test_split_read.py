@@ -66,14 +66,6 @@ def test_split_read_decodes_as_raw_rows(spark, kafka_bootstrap, prefix) -> None:
     # one schema text per version and input partition, not one per record
     texts = split.filter("schema is not null").groupBy("topic", "partition", "schema_key").count()
     assert texts.filter("count > 1").count() == 0
-    # the source flags that: discovery collects the few rows carrying a text, and finds what the
-    # aggregation over Spark's split (a text on every record) finds
-    from spark_sink.kafka_source import SCHEMA_ONCE
-    from spark_sink.reader import discover_versions, split_records
-    dense = split_records(read_kafka(spark, kafka_bootstrap, topic_pattern=pattern, streaming=False), DecodeOptions())
-    assert split.schema["schema"].metadata.get(SCHEMA_ONCE) and not dense.schema["schema"].metadata.get(SCHEMA_ONCE)
-    found = {t: [s for _, s in v] for t, v in discover_versions(split, DecodeOptions()).items()}
-    assert found == {t: [s for _, s in v] for t, v in discover_versions(dense, DecodeOptions()).items()} != {}
     tables = decode_batch(split, DecodeOptions())
     assert sorted(tables) == sorted(raw) and len(tables) == 1
     for topic in tables:
