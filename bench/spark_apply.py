@@ -24,7 +24,10 @@ untimed run of each step on the same records:
 
 The broker port (default: a free one) and the topic name are unique per run, so runs can go
 back to back. The last line is one JSON object: ``read_eps``, ``decode_eps``, ``apply_eps``
-(events/s), their ratios to ``read_eps``, the table check and the 1-minute load average.
+(events/s), their ratios to ``read_eps``, the same ratios in CPU seconds of the Spark session
+(``cpu_decode_ratio``, ``cpu_apply_ratio``; ``cpu_s``: per step [total, driver, JVM, Python workers],
+from /proc, ``bench/spark_cpu.py``: the other load of a shared machine moves them much less than
+wall time), the table check and the 1-minute load average.
 """
 
 from __future__ import annotations
@@ -43,10 +46,14 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Iterator
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from spark_cpu import CpuSample, SparkCpu  # noqa: E402
 GOLDEN = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "golden" / "basic" / "events.jsonl"
 
 
@@ -117,7 +124,7 @@ def main() -> None:
     conf = dict(kv.split("=", 1) for kv in args.conf)
     with broker_session(args.events, args.keys, args.port, args.master, conf) as (spark, raw):
         logging.getLogger("spark_sink").setLevel(logging.WARNING)
-        bootstrap, topic = raw.bootstrap, raw.topic
+        bootstrap = raw.bootstrap
         work = Path(tempfile.mkdtemp(prefix="spark-apply-bench-"))
         try:
             _run(args, spark, raw, bootstrap, work)
@@ -168,21 +175,41 @@ def broker_session(events: int, keys: int, port: int = 0, master: str | None = N
         broker.wait(10)
 
 
-def timed_step(label: str, events: int, fn: Callable[[], object]) -> float:
-    """Run `fn` once; print and return its seconds (with `events` per second)."""
+@dataclass(frozen=True)
+class Step:
+    wall: float
+    cpu: CpuSample | None  # the session's CPU seconds during the step (None if not sampled)
+
+
+def measure(label: str, events: int, fn: Callable[[], object], cpu: SparkCpu | None = None) -> Step:
+    """Run `fn` once; print and return its wall seconds (with `events` per second) and, given
+    `cpu`, the session's CPU seconds."""
+    before = cpu.sample() if cpu else None
     start = time.perf_counter()
     fn()
     elapsed = time.perf_counter() - start
-    print(f"{label:<42} {elapsed:7.2f}s {events / elapsed:10,.0f} events/s")
-    return elapsed
+    used = cpu.sample() - before if cpu and before else None
+    print(f"{label:<42} {elapsed:7.2f}s {events / elapsed:10,.0f} events/s" + (f"  {used.line()}" if used else ""))
+    return Step(elapsed, used)
+
+
+def timed_step(label: str, events: int, fn: Callable[[], object]) -> float:
+    """Run `fn` once; print and return its seconds (with `events` per second)."""
+    return measure(label, events, fn).wall
 
 
 def _run(args: argparse.Namespace, spark, raw, bootstrap: str, work: Path) -> None:
     from spark_sink import (DecodeOptions, DeltaTarget, TimeMode, apply_changes, decode_split, read_kafka,
                             split_records)
 
-    def timed(label: str, fn: Callable[[], object]) -> float:
-        return timed_step(label, args.events, fn)
+    sampler = SparkCpu.of(spark)
+    steps: dict[str, Step] = {}
+
+    def timed(label: str, fn: Callable[[], object], name: str | None = None) -> float:
+        step = measure(label, args.events, fn, sampler)
+        if name:
+            steps[name] = step
+        return step.wall
 
     options = DecodeOptions(time_mode=TimeMode.MICROS)
 
@@ -202,15 +229,16 @@ def _run(args: argparse.Namespace, spark, raw, bootstrap: str, work: Path) -> No
     # compilation that a streaming job pays once, not per micro-batch.
     decode(split())
     apply_changes(split(), DeltaTarget(work / "warm-up"))
-    base = timed("read: Kafka + count", lambda: raw().count())
-    dec = timed("decode: split read, cache, typed rows (noop)", lambda: decode(split()))
-    app = timed("apply_changes → Delta (one batch)", lambda: apply_changes(split(), DeltaTarget(work / "one")))
+    base = timed("read: Kafka + count", lambda: raw().count(), "read")
+    dec = timed("decode: split read, cache, typed rows (noop)", lambda: decode(split()), "decode")
+    app = timed("apply_changes → Delta (one batch)", lambda: apply_changes(split(), DeltaTarget(work / "one")),
+                "apply")
     dec_raw = timed("decode of raw rows (split by Spark)", lambda: decode(raw())) if args.raw else None
 
     def stream() -> None:
         from spark_sink.mirror import main as mirror
-        mirror(["--bootstrap-servers", bootstrap, "--topics-pattern", re.escape(raw.topic), "--target", str(work / "lake"),
-                "--checkpoint", str(work / "ckpt"), "--drain",
+        mirror(["--bootstrap-servers", bootstrap, "--topics-pattern", re.escape(raw.topic),
+                "--target", str(work / "lake"), "--checkpoint", str(work / "ckpt"), "--drain",
                 "--max-offsets-per-trigger", str(args.max_offsets_per_trigger)], spark)
     strm = timed("mirror streaming query → Delta", stream) if args.stream else None
 
@@ -226,7 +254,12 @@ def _run(args: argparse.Namespace, spark, raw, bootstrap: str, work: Path) -> No
     eps = {name: round(args.events / seconds) for name, seconds in
            (("read_eps", base), ("decode_eps", dec), ("apply_eps", app), ("stream_eps", strm),
             ("decode_raw_eps", dec_raw)) if seconds}
+    cpu = {name: step.cpu for name, step in steps.items() if step.cpu}
+    # The same ratios in CPU seconds of the session (driver + JVM + Python workers): less moved by the other load.
+    by_cpu = {f"cpu_{name}_ratio": round(cpu["read"].total / cpu[name].total, 2) for name in ("decode", "apply")}
     print(json.dumps({**eps, "decode_ratio": round(base / dec, 2), "apply_ratio": round(base / app, 2),
+                      **by_cpu, "cpu_s": {name: [round(s.total, 2), round(s.driver, 2), round(s.jvm, 2),
+                                                 round(s.python, 2)] for name, s in cpu.items()},
                       "events": args.events, "keys": args.keys, "table_ok": rows == expected_rows,
                       "master": spark.sparkContext.master,
                       "shuffle_partitions": int(spark.conf.get("spark.sql.shuffle.partitions")),

@@ -23,7 +23,8 @@ from typing import Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from spark_apply import broker_session  # noqa: E402
+from spark_apply import broker_session, measure  # noqa: E402
+from spark_cpu import SparkCpu  # noqa: E402
 
 
 def steps(spark, raw: Callable, work: Path) -> dict[str, Callable[[], object]]:
@@ -68,6 +69,7 @@ def steps(spark, raw: Callable, work: Path) -> dict[str, Callable[[], object]]:
         "split_read_noop": lambda: noop(split_read()),
         "split_read_cache": lambda: split_read().persist().count(),
         "decode_split_read": cached_split_read(decode_all),
+        "discover_split_read": cached_split_read(lambda split: discover_versions(split, options)),
         "decode_split_uncached": lambda: decode_all(split_read()),
         "apply_split_read": lambda: apply_changes(split_read(), DeltaTarget(work / f"t{time.time_ns()}")),
         "read_values": lambda: noop(raw().select("value")),
@@ -85,21 +87,22 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--events", type=int, default=100_000)
     ap.add_argument("--keys", type=int, default=20_000)
-    ap.add_argument("--steps", default="read,read_values,split,split_cache,discover,decode_cached,decode_uncached,apply")
+    ap.add_argument("--steps",
+                    default="read,read_values,split,split_cache,discover,decode_cached,decode_uncached,apply")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="spark-profile-"))
     try:
         with broker_session(args.events, args.keys) as (spark, raw):
             logging.getLogger("spark_sink").setLevel(logging.WARNING)
             table = steps(spark, raw, work)
+            sampler = SparkCpu.of(spark)
             floor = None
             for name in args.steps.split(","):
-                start = time.perf_counter()
-                table[name]()
-                took = time.perf_counter() - start
-                floor = floor or (took if name == "read" else None)
-                ratio = f"{floor / took:5.2f}x read" if floor else ""
-                print(f"{name:<16} {took:7.2f}s {args.events / took:10,.0f} events/s {ratio}", flush=True)
+                step = measure(name, args.events, table[name], sampler)
+                cpu = step.cpu.total if step.cpu else step.wall
+                floor = floor or (cpu if name == "read" else None)
+                if floor:
+                    print(f"{'':<42} {floor / cpu:5.2f}x the read's CPU seconds", flush=True)
             print(json.dumps({"load1": round(os.getloadavg()[0], 2)}))
     finally:
         shutil.rmtree(work, ignore_errors=True)
