@@ -27,6 +27,8 @@ from connector.coordinator import Coordinator
 from connector.dispatch.snapshot_emitter import DispatcherSnapshotEmitter
 from connector.dispatch.dispatcher import Dispatcher, run_encoder
 from connector.dispatch.encode_pool import EncodePool
+from connector.dispatch.reselect import Reselector
+from connector.converters.snapshot_conv import pymysql_conversions
 from connector.dispatch.encoder import RecordEncoder, Transforms
 from connector.dispatch.sender import DispatchCounters
 from connector.events.records import HeaderFormat
@@ -111,6 +113,17 @@ def run_transforms(settings: Settings) -> Transforms:
 def settings_encoder(settings: Settings) -> RecordEncoder:
     """The run's encoder as an encode worker builds it: JSON converters (encode.workers refuses Avro)."""
     return run_encoder(settings, transforms=run_transforms(settings))
+
+
+def build_reselector(settings: Settings, params: ConnectionParams) -> Reselector | None:
+    """post.processors' ReselectColumnsPostProcessors, on a connection of their own that reads values as the
+    snapshot does (same conversions, UTC session)."""
+    if not settings.post_processors:
+        return None
+    conv = pymysql_conversions()
+    return Reselector(settings.post_processors,
+                      lambda: dbconn.connect(params, conv=conv, init_command="SET time_zone='+00:00'"),
+                      signal_table=settings.signals.data_collection)
 
 
 def table_schema_builder(settings: Settings) -> TableSchemaBuilder:
@@ -235,8 +248,9 @@ class Daemon:
         schema.attach_table_check(lambda table: unusable_column(table, builder.settings))
         pool = (EncodePool(s, s.encode_workers, make_builder=table_schema_builder, make_encoder=settings_encoder)
                 if s.encode_workers else None)
+        reselector = build_reselector(s, params)
         dispatcher = Dispatcher(s, schema, builder, writer, tracker, table_filter, transforms=run_transforms(s),
-                                encode_pool=pool)
+                                encode_pool=pool, reselector=reselector)
         committer: OffsetCommitter | TransactionalCommitter
         if writer.transactional:
             assert isinstance(offsets, KafkaOffsetStore)
@@ -285,6 +299,8 @@ class Daemon:
             finally:
                 if dispatcher.pipeline is not None:
                     dispatcher.pipeline.close()
+                if reselector is not None:
+                    reselector.close()
                 writer.close(timeout_s=5.0)  # after the final flush: only what it could not deliver is left
                 offsets.close()
                 schema.close()

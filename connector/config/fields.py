@@ -197,6 +197,13 @@ FIELDS: tuple[Field, ...] = (
     F("metrics.host", "0.0.0.0", as_str, "Address the metrics/health endpoint listens on."),
     F("custom.metric.tags", None, as_metric_tags, "k1=v1,k2=v2: labels added to every metric after `server` (Debezium "
       "appends them to its MBean names, which the JMX exporter makes labels); a key `server` replaces its value."),
+    F("post.processors", None, as_str, "Post processors, comma-separated names; each takes its class from "
+      "post.processors.<name>.type (Debezium's deprecated <name>.type works too, with a warning) and options from "
+      "post.processors.<name>.<option>. Debezium's one class, io.debezium.processors.reselect."
+      "ReselectColumnsPostProcessor, is implemented: a create or update whose columns arrive NULL (or hold the "
+      "unavailable-value placeholder) has them queried again by key; options reselect.columns.include.list / "
+      ".exclude.list (regexes on db.table:column), reselect.null.values, reselect.unavailable.values (true), "
+      "reselect.use.event.key (false), reselect.error.handling.mode (warn, fail). With encode.workers=0 only."),
     F("encode.workers", "0", as_non_negative_int, "Worker processes that decode binlog rows events and render "
       "their change events beside the connector's process (which reads the binlog, tracks offsets and produces), "
       "for machines with cores to spare; records keep binlog order. Not used for rows events with "
@@ -365,7 +372,7 @@ PATTERN_PROPERTIES: tuple[re.Pattern[str], ...] = (
     re.compile(r"schema\.history\.internal\.(producer|consumer)\..+"),
     re.compile(r"internal\..+"),
     re.compile(r"(key|value|header)\.converter(\..+)?"),
-    re.compile(r"transforms(\..+)?|predicates(\..+)?|converters(\..+)?"),
+    re.compile(r"transforms(\..+)?|predicates(\..+)?|converters(\..+)?|post\.processors(\..+)?"),
     re.compile(r"errors\..+|signal\..+|notification\..+|incremental\.snapshot\..+|custom\..+"),
 )
 

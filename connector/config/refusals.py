@@ -1,7 +1,7 @@
 """Known Debezium / Kafka Connect properties whose behaviour binlog-cdc does not implement, as data.
 
 Setting one stops the start with a problem naming it and saying what to do instead: a silently ignored
-property is a wrong result (a configured `post.processors=reselector` would still emit the unchanged rows).
+property is a wrong result (a configured `snapshot.locking.mode.custom.name` would still lock as before).
 A value equal to Debezium's default asks for nothing, so it is accepted where listed in `allowed`.
 `transforms.*` and `predicates.*` are checked class by class in connector/transforms/config.py.
 """
@@ -29,8 +29,7 @@ _SIGNALS = ("schema changes during an incremental snapshot are not implemented (
             "is); remove it")
 
 REFUSALS: tuple[Refusal, ...] = (
-    Refusal(r"post\.processors(\..+)?", "post processors (e.g. ReselectColumnsPostProcessor) are not implemented; "
-            "remove post.processors and post.processors.*"),
+    # post.processors (ReselectColumnsPostProcessor) is implemented: connector/config/post_processors.py
     # notification.enabled.channels (log, sink) and notification.sink.topic.name are implemented
     # (connector/notifications); jmx is refused by channel name in signal_settings.py
     Refusal(r"notification\.(?!enabled\.channels$|sink\.topic\.name$).+",

@@ -115,6 +115,16 @@ class TableSchema:
                 out[index] = fallback
         return out
 
+    def convert_snapshot_value(self, index: int, value: Any) -> Any:
+        """One column's PyMySQL value (as `convert_snapshot_row` takes it) → its Connect value (a re-select)."""
+        fn = self._snapshot_fns[index]
+        return value if (value is None or fn is None) else fn(value)
+
+    @property
+    def value_column_indexes(self) -> Sequence[int]:
+        """The table columns (indexes) the value's images carry: all unless column filters drop some."""
+        return range(len(self.converters)) if self._value_indexes is None else self._value_indexes
+
     def snapshot_text_encoder(self, decoders: Sequence[Decoder]) -> TextEncoder | None:
         """The snapshot's fast path for JSON text records: `encode(raw_row, source_json, ts_ns) -> (key, value)`
         from PyMySQL's per-column `decoders` (connector/events/snapshot_text.py), equal to `key_bytes` + `value_bytes`
