@@ -142,6 +142,7 @@ def table_schema_builder(settings: Settings) -> TableSchemaBuilder:
         column_mapper=mapper_lookup(column_mapper_rules(settings.events.column_mappers)),
         schema_name_mode=ev.schema_name_adjustment_mode,
         field_name_mode=ev.field_name_adjustment_mode,
+        topics=settings.topics,
     )
 
 

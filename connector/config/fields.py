@@ -187,7 +187,11 @@ FIELDS: tuple[Field, ...] = (
     F("topic.transaction", "transaction", as_str, "Suffix of the transaction topic."),
     F("topic.heartbeat.prefix", "__debezium-heartbeat", as_str, "Prefix of the heartbeat topic."),
     F("topic.heartbeat.name", None, as_str, "Full heartbeat topic name, overrides the prefix."),
-    F("topic.naming.strategy", "io.debezium.schema.DefaultTopicNamingStrategy", as_str, "Only the default strategy is supported."),
+    F("topic.naming.strategy", "io.debezium.schema.DefaultTopicNamingStrategy", as_str, "Data topic names (and the "
+      "record schema names, which Debezium derives from them): io.debezium.schema.DefaultTopicNamingStrategy "
+      "(prefix.db.table, characters Kafka refuses become _), DefaultUnicodeTopicNamingStrategy (they and _ become "
+      "_uXXXX), SchemaTopicNamingStrategy (prefix.table: a MySQL table has no schema) or "
+      "SchemaUnicodeTopicNamingStrategy; parts joined with topic.delimiter."),
     F("topic.cache.size", "10000", as_int, "Accepted for compatibility."),
     F("heartbeat.interval.ms", "0", as_non_negative_int, "Heartbeat interval; 0 disables heartbeats."),
     F("heartbeat.action.query", None, as_str, "SQL run on each heartbeat."),
@@ -234,6 +238,9 @@ FIELDS: tuple[Field, ...] = (
     F("binlog.net.write.timeout", "0", as_non_negative_int, "net_write_timeout (seconds) of the binlog "
       "connection's session; 0 keeps the server's."),
     # --- snapshot
+    F("use.nongraceful.disconnect", "false", as_bool, "Close the binlog connection with SO_LINGER 0 (a TCP reset "
+      "instead of the orderly close and COM_QUIT), as mysql-binlog-connector-java's setUseNonGracefulDisconnect: "
+      "a stop or reconnect does not wait on a peer or network that no longer answers."),
     F("snapshot.mode", "initial", E(modes.SnapshotMode), "When to snapshot."),
     F("snapshot.locking.mode", "minimal", E(modes.SnapshotLockingMode), "How to lock during the snapshot."),
     F("snapshot.lock.timeout.ms", "10000", as_non_negative_int, "Lock wait timeout during the snapshot."),

@@ -45,9 +45,13 @@ REFUSALS: tuple[Refusal, ...] = (
     Refusal(r"ddl\.parser\.type", "binlog-cdc has its own DDL parser; remove it", ("default", "antlr")),
     Refusal(r"event\.converting\.failure\.handling\.mode", "only Debezium's default (warn) exists here; remove it",
             ("warn",)),
-    Refusal(r"use\.nongraceful\.disconnect", "SO_LINGER disconnects are not implemented; remove it", ("false",)),
-    Refusal(r"topic\.naming\.strategy", "only Debezium's default topic naming is implemented; route topics with "
-            "transforms (RegexRouter) instead", ("io.debezium.schema.defaulttopicnamingstrategy",)),
+    # topic.naming.strategy: Debezium's four MySQL strategies are implemented (connector/events/topic_names.py)
+    Refusal(r"topic\.naming\.strategy", "a custom topic naming strategy is a Java class, which a Python connector "
+            "cannot load (Debezium's DefaultRegexTopicNamingStrategy and SchemaRegexTopicNamingStrategy are not "
+            "implemented yet); use io.debezium.schema.DefaultTopicNamingStrategy, DefaultUnicodeTopicNamingStrategy, "
+            "SchemaTopicNamingStrategy or SchemaUnicodeTopicNamingStrategy, and route topics with transforms "
+            "(RegexRouter)", tuple(f"io.debezium.schema.{n.lower()}topicnamingstrategy"
+                                   for n in ("Default", "DefaultUnicode", "Schema", "SchemaUnicode"))),
     Refusal(r"source\.struct\.version", "only source.struct.version=v2 exists in Debezium 3; remove it", ("v2",)),
     Refusal(r"tasks\.max", "a MySQL connector has exactly one task; set tasks.max=1", ("1",)),
     Refusal(r"snapshot\.locking\.mode\.custom\.name", "custom snapshot locks are Java classes a Python connector "

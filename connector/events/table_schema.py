@@ -12,9 +12,10 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
+from connector.config.event_settings import TopicSettings
 from connector.config.modes import FieldNameAdjustmentMode, Operation, SchemaNameAdjustmentMode
 from connector.converters.base import ColumnConverter, ValueSettings
-from connector.events.topic_names import sanitize_topic_name
+from connector.events.topic_names import data_topic_name, sanitize_topic_name
 from connector.converters.mappers import ColumnMapper
 from connector.converters.registry import base_type_name, resolve
 from connector.events.envelope import TX_BLOCK_SCHEMA, TxBlock
@@ -276,11 +277,14 @@ class TableSchemaBuilder:
     column_mapper: Callable[[TableId, Column], ColumnMapper | None] | None = None
     schema_name_mode: SchemaNameAdjustmentMode = SchemaNameAdjustmentMode.NONE
     field_name_mode: FieldNameAdjustmentMode = FieldNameAdjustmentMode.NONE
+    # topic.prefix/.delimiter/.naming.strategy: the schema names' base is the data topic (None: prefix.db.table)
+    topics: TopicSettings | None = None
 
     def build(self, table: Table) -> TableSchema:
         # Debezium names the schemas after the (sanitized) data topic: recordSchemaPrefix = dataChangeTopic
-        name_base = adjust_schema_name(sanitize_topic_name(f"{self.topic_prefix}.{table.id.database}.{table.id.table}"),
-                                       self.schema_name_mode)
+        topic = (data_topic_name(self.topics, table.id) if self.topics is not None
+                 else sanitize_topic_name(f"{self.topic_prefix}.{table.id.database}.{table.id.table}"))
+        name_base = adjust_schema_name(topic, self.schema_name_mode)
         qualified = f"{table.id.database}.{table.id.table}"  # what converters' selectors match
         converters = tuple(resolve(c, self.settings, lenient_defaults=True, table=qualified) for c in table.columns)
         field_names = [adjust_field_name(c.name, self.field_name_mode) for c in table.columns]
