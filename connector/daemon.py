@@ -184,6 +184,9 @@ class Daemon:
         return dispatcher.tables_for_topic(topic) if dispatcher is not None else []
 
     def run(self) -> int:
+        # as Debezium's task start, values masked by custom.sanitize.pattern
+        log.info("Starting MySqlConnectorTask with configuration:\n%s",
+                 "\n".join(f"   {k} = {v}" for k, v in self.loaded.redacted().items()))
         for warning in self.loaded.warnings:
             log.warning("%s", warning)
         metrics = self._start_metrics()  # first: a standby answers /health and /metrics while it waits

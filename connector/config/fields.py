@@ -68,6 +68,14 @@ def as_regex_list(prop: str, text: str) -> tuple[str, ...]:
     return patterns
 
 
+def as_regex(prop: str, text: str) -> str:
+    try:
+        re.compile(text)
+    except re.error as exc:
+        raise ValueError(f"{prop}: {text!r} is not a valid regular expression ({exc})") from None
+    return text
+
+
 def as_enum(cls: type[modes.DebeziumEnum]) -> Parser:
     def parse(prop: str, text: str) -> Any:
         return cls.parse(prop, text)
@@ -199,6 +207,10 @@ FIELDS: tuple[Field, ...] = (
     F("metrics.port", "0", as_non_negative_int, "Port of the HTTP endpoint serving Prometheus metrics on /metrics "
       "(Debezium's streaming metric names) and health on /health; 0 disables it."),
     F("metrics.host", "0.0.0.0", as_str, "Address the metrics/health endpoint listens on."),
+    F("custom.sanitize.pattern", None, as_regex, "Property names (a regular expression on the whole name, "
+      "case-sensitive) whose values are masked as ******** where the configuration is logged (the connector's start); "
+      "it replaces Debezium's default, which masks names ending in secret, password, sasl.jaas.config, "
+      "basic.auth.user.info, registry.auth.client-secret, credentials.json, connectionstring, connection.string."),
     F("custom.metric.tags", None, as_metric_tags, "k1=v1,k2=v2: labels added to every metric after `server` (Debezium "
       "appends them to its MBean names, which the JMX exporter makes labels); a key `server` replaces its value."),
     F("post.processors", None, as_str, "Post processors, comma-separated names; each takes its class from "

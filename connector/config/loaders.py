@@ -15,7 +15,7 @@ from typing import Mapping
 from connector.config.cloudevents_options import CLOUDEVENTS_CONVERTER, cloudevents_options
 from connector.config.fields import BY_NAME, is_known
 from connector.config.registry import RegistryAccess, format_option_problems, registry_access, without_userinfo
-from connector.config.secret import is_sensitive
+from connector.config.secret import MASK, sanitizer
 from connector.config.post_processors import legacy_option_prefixes
 from connector.config.refusals import is_refused_name
 from connector.config.typos import is_user_named, likely_typo
@@ -53,7 +53,10 @@ class LoadedConfig:
         return settings
 
     def redacted(self) -> dict[str, str]:
-        return {k: ("********" if is_sensitive(k) else v) for k, v in sorted(self.source.items())}
+        """The connector properties as Debezium logs them: a value masked when its name matches
+        custom.sanitize.pattern (default: Debezium's password pattern)."""
+        masked = sanitizer(self.source.get("custom.sanitize.pattern") or None)
+        return {k: (MASK if masked(k) else v) for k, v in sorted(self.source.items())}
 
 
 def parse_java_properties(text: str) -> dict[str, str]:

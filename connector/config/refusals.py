@@ -37,8 +37,6 @@ REFUSALS: tuple[Refusal, ...] = (
     # signal.* (source, kafka and file channels), incremental.snapshot.chunk.size and .watermarking.strategy and
     # read.only are implemented (connector/signals); the channels and strategies they refuse are refused there
     Refusal(r"incremental\.snapshot\.allow\.schema\.changes", _SIGNALS, ("false",)),
-    Refusal(r"custom\.sanitize\.pattern", "binlog-cdc masks *password*, *secret* and registry credentials in its "
-            "logs with a fixed rule; remove it"),
     Refusal(r"database\.jdbc\.driver", "binlog-cdc does not use JDBC; remove it",
             ("com.mysql.cj.jdbc.driver", "org.mariadb.jdbc.driver")),
     Refusal(r"database\.protocol", "binlog-cdc does not use JDBC; remove it", ("jdbc:mysql", "jdbc:mariadb")),

@@ -74,6 +74,8 @@ class Settings:
     metrics_port: int = prop("metrics.port")
     metrics_host: str = prop("metrics.host")
     metric_tags: tuple[tuple[str, str], ...] = prop("custom.metric.tags", empty=())
+    # custom.sanitize.pattern: checked here; LoadedConfig.redacted masks the logged configuration with it
+    sanitize_pattern: str | None = prop("custom.sanitize.pattern")
     purge_check_interval_ms: int = prop("binlog.purge.check.interval.ms")
     # encode.workers: processes rendering change events (connector/dispatch/encode_pool.py); 0: none
     encode_workers: int = prop("encode.workers")
