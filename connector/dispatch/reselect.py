@@ -21,6 +21,7 @@ from typing import Any, Callable, Sequence
 
 import pymysql
 
+from connector.binlog.connection import close_quietly
 from connector.config.post_processors import ReselectSettings
 from connector.errors import ReselectFailed, Where
 from connector.events.table_schema import TableSchema
@@ -135,12 +136,8 @@ class Reselector:
         return after
 
     def close(self) -> None:
-        if self._conn is not None:
-            try:
-                self._conn.close()
-            except (pymysql.Error, OSError):
-                pass
-            self._conn = None
+        close_quietly(self._conn)
+        self._conn = None
 
 
 def _unavailable(ts: TableSchema, index: int, value: Any) -> bool:
