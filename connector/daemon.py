@@ -27,6 +27,8 @@ from connector.coordinator import Coordinator
 from connector.dispatch.snapshot_emitter import DispatcherSnapshotEmitter
 from connector.dispatch.dispatcher import Dispatcher, run_encoder
 from connector.dispatch.encode_pool import EncodePool
+from connector.dispatch.reselect import Reselector
+from connector.converters.snapshot_conv import pymysql_conversions
 from connector.dispatch.encoder import RecordEncoder, Transforms
 from connector.dispatch.sender import DispatchCounters
 from connector.events.records import HeaderFormat
@@ -118,6 +120,17 @@ def settings_encoder(settings: Settings) -> RecordEncoder:
     return run_encoder(settings, transforms=run_transforms(settings))
 
 
+def build_reselector(settings: Settings, params: ConnectionParams) -> Reselector | None:
+    """post.processors' ReselectColumnsPostProcessors, on a connection of their own that reads values as the
+    snapshot does (same conversions, UTC session)."""
+    if not settings.post_processors:
+        return None
+    conv = pymysql_conversions()
+    return Reselector(settings.post_processors,
+                      lambda: dbconn.connect(params, conv=conv, init_command="SET time_zone='+00:00'"),
+                      signal_table=settings.signals.data_collection)
+
+
 def table_schema_builder(settings: Settings) -> TableSchemaBuilder:
     """Everything that shapes keys and values, resolved once: the builder does per-table work per table version."""
     ev = settings.events
@@ -134,6 +147,7 @@ def table_schema_builder(settings: Settings) -> TableSchemaBuilder:
         column_mapper=mapper_lookup(column_mapper_rules(settings.events.column_mappers)),
         schema_name_mode=ev.schema_name_adjustment_mode,
         field_name_mode=ev.field_name_adjustment_mode,
+        topics=settings.topics,
     )
 
 
@@ -176,6 +190,9 @@ class Daemon:
         return dispatcher.tables_for_topic(topic) if dispatcher is not None else []
 
     def run(self) -> int:
+        # as Debezium's task start, values masked by custom.sanitize.pattern
+        log.info("Starting MySqlConnectorTask with configuration:\n%s",
+                 "\n".join(f"   {k} = {v}" for k, v in self.loaded.redacted().items()))
         for warning in self.loaded.warnings:
             log.warning("%s", warning)
         metrics = self._start_metrics()  # first: a standby answers /health and /metrics while it waits
@@ -246,8 +263,9 @@ class Daemon:
         schema.attach_table_check(lambda table: unusable_column(table, builder.settings))
         pool = (EncodePool(s, s.encode_workers, make_builder=table_schema_builder, make_encoder=settings_encoder)
                 if s.encode_workers else None)
+        reselector = build_reselector(s, params)
         dispatcher = Dispatcher(s, schema, builder, writer, tracker, table_filter, transforms=run_transforms(s),
-                                encode_pool=pool, counters=self.counters)
+                                encode_pool=pool, counters=self.counters, reselector=reselector)
         committer: OffsetCommitter | TransactionalCommitter
         if writer.transactional:
             assert isinstance(offsets, KafkaOffsetStore)
@@ -298,6 +316,8 @@ class Daemon:
             finally:
                 if dispatcher.pipeline is not None:
                     dispatcher.pipeline.close()
+                if reselector is not None:
+                    reselector.close()
                 writer.close(timeout_s=5.0)  # after the final flush: only what it could not deliver is left
                 if isinstance(committer, OffsetCommitter):
                     committer.close_writer()

@@ -13,7 +13,8 @@ and renders as one line: `<cause> at <file:pos> table <t>: <statement...>. Fix: 
     ├── SourceError                         the MySQL/MariaDB side
     │   ├── ServerSetupError (T)            binlog_format/row image/privileges/purged position/modes
     │   ├── BinlogDecodeError (T)           a binlog event cannot be decoded (PayloadError: compressed transactions)
-    │   └── SourceConnectionError (R)       cannot connect, connection lost
+    │   ├── SourceConnectionError (R)       cannot connect, connection lost
+    │   └── ReselectFailed (T)              a post processor's re-select failed (reselect.error.handling.mode=fail)
     ├── SchemaError (T)                     DDL or TABLE_MAP inconsistent with the schema history
     │   ├── UnsupportedBinlogColumn (T)     a column type the binlog decoder cannot read
     │   └── RowValueError (T)               a row value its column's converter or schema cannot take
@@ -51,7 +52,7 @@ __all__ = [
     "ExitCode", "Where", "one_line",
     "BinlogCdcError", "TerminalError", "RetriableError",
     "ConfigError",
-    "SourceError", "ServerSetupError", "BinlogDecodeError", "SourceConnectionError",
+    "SourceError", "ServerSetupError", "BinlogDecodeError", "SourceConnectionError", "ReselectFailed",
     "SchemaError", "UnsupportedBinlogColumn", "RowValueError", "TransformError",
     "SinkError", "KafkaWriterError", "KafkaConfigError", "KafkaDeliveryError", "KafkaTransactionFatal",
     "KafkaWriterClosed", "KafkaBackpressureTimeout", "KafkaWriterInterrupted", "KafkaTransactionAborted",
@@ -172,6 +173,10 @@ class BinlogDecodeError(SourceError, TerminalError):
 
 class SourceConnectionError(SourceError, RetriableError):
     """The server cannot be reached, or the connection dropped."""
+
+
+class ReselectFailed(SourceError, TerminalError):
+    """reselect.error.handling.mode=fail: a re-select found no row or its query failed (dispatch/reselect.py)."""
 
 
 # ---------------------------------------------------------------- schema

@@ -51,6 +51,15 @@ class BinlogStatus:
     executed_gtid_set: str | None
 
 
+def close_quietly(conn: pymysql.connections.Connection | None) -> None:
+    """Close a side connection that may already be broken (the next use opens a new one)."""
+    if conn is not None:
+        try:
+            conn.close()
+        except (pymysql.Error, OSError):
+            pass
+
+
 def connect(params: ConnectionParams, database: str | None = None, autocommit: bool = True,
             cursorclass: type = pymysql.cursors.Cursor, **session: Any) -> pymysql.connections.Connection:
     """A connection with the connector's credentials and TLS; `session`: more PyMySQL arguments (conv, ...)."""

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import logging
 import select
+import socket
+import struct
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
@@ -188,8 +190,10 @@ class BinlogReader:
     def __init__(self, params: ConnectionParams, server_id: int, start: BinlogPosition,
                  heartbeat_interval_s: float = 1.0, auto_position: str | None = None,
                  annotate_rows: bool = False, is_mariadb: bool = False, session_statement: str | None = None,
-                 wire: bool = True) -> None:
+                 wire: bool = True, nongraceful: bool = False) -> None:
         self._params = params
+        # use.nongraceful.disconnect: close with SO_LINGER 0 (a reset), no COM_QUIT
+        self._nongraceful = nongraceful
         self._wire = wire
         # binlog.net.read/write.timeout: a SET run on the connection before it asks for the dump
         self._session_statement = session_statement
@@ -342,11 +346,29 @@ class BinlogReader:
 
     def close(self) -> None:
         if self._stream is not None:
+            if self._nongraceful:
+                self._reset()
             try:
                 self._stream.close()
             except (pymysql.Error, OSError):
                 pass
             self._stream = None
+
+
+    def _reset(self) -> None:
+        """mysql-binlog-connector-java's PacketChannel.close with shouldUseSoLinger0: SO_LINGER on with a zero
+        timeout, input shut down, the socket closed: the kernel sends a reset and drops unsent bytes. The
+        connection is then closed under PyMySQL, so the stream's own close sends no COM_QUIT."""
+        connection = getattr(self._stream, "_stream_connection", None)
+        sock = self.socket()
+        if connection is None or sock is None:
+            return
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            sock.shutdown(socket.SHUT_RD)
+        except OSError:
+            pass
+        connection._force_close()
 
 
 def binlog_file_start_time(params: ConnectionParams, server_id: int, file: str) -> float | None:

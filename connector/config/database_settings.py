@@ -55,6 +55,8 @@ class DatabaseSettings:
     # the binlog connection's session net_read_timeout / net_write_timeout in seconds; 0 keeps the server's
     binlog_net_read_timeout_s: int = prop("binlog.net.read.timeout")
     binlog_net_write_timeout_s: int = prop("binlog.net.write.timeout")
+    # use.nongraceful.disconnect: the binlog socket closes with SO_LINGER 0 (connector/binlog/reader.py)
+    nongraceful_disconnect: bool = prop("use.nongraceful.disconnect")
 
     def binlog_session_statement(self) -> str | None:
         """The SET the binlog connection runs before its dump (mysql-binlog-connector-java's setNetReadTimeout /

@@ -47,9 +47,8 @@ class TopicSettings:
     transaction: str = prop("topic.transaction")
     heartbeat_prefix: str = prop("topic.heartbeat.prefix")
     heartbeat_name: str | None = prop("topic.heartbeat.name")
-
-    def data_topic(self, database: str, table: str) -> str:
-        return f"{self.prefix}{self.delimiter}{database}{self.delimiter}{table}"
+    # one of TOPIC_NAMING_STRATEGIES (others are refused in refusals.py); data topics: connector/events/topic_names.py
+    naming_strategy: str = prop("topic.naming.strategy")
 
     def schema_change_topic(self) -> str:
         return self.prefix

@@ -68,6 +68,14 @@ def as_regex_list(prop: str, text: str) -> tuple[str, ...]:
     return patterns
 
 
+def as_regex(prop: str, text: str) -> str:
+    try:
+        re.compile(text)
+    except re.error as exc:
+        raise ValueError(f"{prop}: {text!r} is not a valid regular expression ({exc})") from None
+    return text
+
+
 def as_enum(cls: type[modes.DebeziumEnum]) -> Parser:
     def parse(prop: str, text: str) -> Any:
         return cls.parse(prop, text)
@@ -187,7 +195,11 @@ FIELDS: tuple[Field, ...] = (
     F("topic.transaction", "transaction", as_str, "Suffix of the transaction topic."),
     F("topic.heartbeat.prefix", "__debezium-heartbeat", as_str, "Prefix of the heartbeat topic."),
     F("topic.heartbeat.name", None, as_str, "Full heartbeat topic name, overrides the prefix."),
-    F("topic.naming.strategy", "io.debezium.schema.DefaultTopicNamingStrategy", as_str, "Only the default strategy is supported."),
+    F("topic.naming.strategy", "io.debezium.schema.DefaultTopicNamingStrategy", as_str, "Data topic names (and the "
+      "record schema names, which Debezium derives from them): io.debezium.schema.DefaultTopicNamingStrategy "
+      "(prefix.db.table, characters Kafka refuses become _), DefaultUnicodeTopicNamingStrategy (they and _ become "
+      "_uXXXX), SchemaTopicNamingStrategy (prefix.table: a MySQL table has no schema) or "
+      "SchemaUnicodeTopicNamingStrategy; parts joined with topic.delimiter."),
     F("topic.cache.size", "10000", as_int, "Accepted for compatibility."),
     F("heartbeat.interval.ms", "0", as_non_negative_int, "Heartbeat interval; 0 disables heartbeats."),
     F("heartbeat.action.query", None, as_str, "SQL run on each heartbeat."),
@@ -195,8 +207,19 @@ FIELDS: tuple[Field, ...] = (
     F("metrics.port", "0", as_non_negative_int, "Port of the HTTP endpoint serving Prometheus metrics on /metrics "
       "(Debezium's streaming metric names) and health on /health; 0 disables it."),
     F("metrics.host", "0.0.0.0", as_str, "Address the metrics/health endpoint listens on."),
+    F("custom.sanitize.pattern", None, as_regex, "Property names (a regular expression on the whole name, "
+      "case-sensitive) whose values are masked as ******** where the configuration is logged (the connector's start); "
+      "it replaces Debezium's default, which masks names ending in secret, password, sasl.jaas.config, "
+      "basic.auth.user.info, registry.auth.client-secret, credentials.json, connectionstring, connection.string."),
     F("custom.metric.tags", None, as_metric_tags, "k1=v1,k2=v2: labels added to every metric after `server` (Debezium "
       "appends them to its MBean names, which the JMX exporter makes labels); a key `server` replaces its value."),
+    F("post.processors", None, as_str, "Post processors, comma-separated names; each takes its class from "
+      "post.processors.<name>.type (Debezium's deprecated <name>.type works too, with a warning) and options from "
+      "post.processors.<name>.<option>. Debezium's one class, io.debezium.processors.reselect."
+      "ReselectColumnsPostProcessor, is implemented: a create or update whose columns arrive NULL (or hold the "
+      "unavailable-value placeholder) has them queried again by key; options reselect.columns.include.list / "
+      ".exclude.list (regexes on db.table:column), reselect.null.values, reselect.unavailable.values (true), "
+      "reselect.use.event.key (false), reselect.error.handling.mode (warn, fail). With encode.workers=0 only."),
     F("encode.workers", "0", as_non_negative_int, "Worker processes that decode binlog rows events and render "
       "their change events beside the connector's process (which reads the binlog, tracks offsets and produces), "
       "for machines with cores to spare; records keep binlog order. Not used for rows events with "
@@ -228,6 +251,9 @@ FIELDS: tuple[Field, ...] = (
     F("binlog.net.write.timeout", "0", as_non_negative_int, "net_write_timeout (seconds) of the binlog "
       "connection's session; 0 keeps the server's."),
     # --- snapshot
+    F("use.nongraceful.disconnect", "false", as_bool, "Close the binlog connection with SO_LINGER 0 (a TCP reset "
+      "instead of the orderly close and COM_QUIT), as mysql-binlog-connector-java's setUseNonGracefulDisconnect: "
+      "a stop or reconnect does not wait on a peer or network that no longer answers."),
     F("snapshot.mode", "initial", E(modes.SnapshotMode), "When to snapshot."),
     F("snapshot.locking.mode", "minimal", E(modes.SnapshotLockingMode), "How to lock during the snapshot."),
     F("snapshot.lock.timeout.ms", "10000", as_non_negative_int, "Lock wait timeout during the snapshot."),
@@ -366,7 +392,7 @@ PATTERN_PROPERTIES: tuple[re.Pattern[str], ...] = (
     re.compile(r"schema\.history\.internal\.(producer|consumer)\..+"),
     re.compile(r"internal\..+"),
     re.compile(r"(key|value|header)\.converter(\..+)?"),
-    re.compile(r"transforms(\..+)?|predicates(\..+)?|converters(\..+)?"),
+    re.compile(r"transforms(\..+)?|predicates(\..+)?|converters(\..+)?|post\.processors(\..+)?"),
     re.compile(r"errors\..+|signal\..+|notification\..+|incremental\.snapshot\..+|custom\..+"),
 )
 

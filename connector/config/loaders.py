@@ -15,7 +15,8 @@ from typing import Mapping
 from connector.config.cloudevents_options import CLOUDEVENTS_CONVERTER, cloudevents_options
 from connector.config.fields import BY_NAME, is_known
 from connector.config.registry import RegistryAccess, format_option_problems, registry_access, without_userinfo
-from connector.config.secret import is_sensitive
+from connector.config.secret import MASK, sanitizer
+from connector.config.post_processors import legacy_option_prefixes
 from connector.config.refusals import is_refused_name
 from connector.config.typos import is_user_named, likely_typo
 from connector.config.settings import KafkaSettings, Settings, TransformCheck, build_settings
@@ -52,7 +53,10 @@ class LoadedConfig:
         return settings
 
     def redacted(self) -> dict[str, str]:
-        return {k: ("********" if is_sensitive(k) else v) for k, v in sorted(self.source.items())}
+        """The connector properties as Debezium logs them: a value masked when its name matches
+        custom.sanitize.pattern (default: Debezium's password pattern)."""
+        masked = sanitizer(self.source.get("custom.sanitize.pattern") or None)
+        return {k: (MASK if masked(k) else v) for k, v in sorted(self.source.items())}
 
 
 def parse_java_properties(text: str) -> dict[str, str]:
@@ -194,6 +198,7 @@ def load_connect_json(doc: dict, bootstrap: str | None, producer_overrides: dict
 def _unknown_source_names(source: Mapping[str, str]) -> list[str]:
     # a custom converter's options are `<name>.<option>`, `<name>` listed in `converters` (checked in its parser)
     converters = tuple(n.strip() + "." for n in (source.get("converters") or "").split(",") if n.strip())
+    converters += legacy_option_prefixes(source)  # post.processors' `<name>.*` (Debezium's deprecated spelling)
     return [k for k in sorted(source) if not is_known(k) and not (converters and k.startswith(converters))]
 
 
@@ -207,6 +212,7 @@ def _typos(source: Mapping[str, str]) -> dict[str, str]:
     (`signal.data.colection`, `database.hostnme` would otherwise pass as a signal or JDBC setting), except those
     whose parts the user names (SMTs, converters, producer options, JDBC's camelCase settings)."""
     converters = tuple(n.strip() + "." for n in (source.get("converters") or "").split(",") if n.strip())
+    converters += legacy_option_prefixes(source)
     out = {}
     for name in sorted(source):
         if name in BY_NAME or is_refused_name(name) or is_user_named(name) or (converters and name.startswith(converters)):

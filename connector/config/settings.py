@@ -20,6 +20,7 @@ from connector.config.custom_converters import custom_converters
 from connector.config.fields import BY_NAME, FIELDS
 from connector.config.ha_settings import HaSettings, ha_problems, ha_settings
 from connector.config.kafka_settings import KafkaSettings
+from connector.config.post_processors import ReselectSettings, post_processors
 from connector.config.secret import Secret
 from connector.config.snapshot_settings import ConfigurationBasedSettings, SnapshotSettings
 from connector.config.store_settings import (HISTORY_FILE, HISTORY_KAFKA, HISTORY_MEMORY, OFFSETS_FILE, OFFSETS_KAFKA,
@@ -73,12 +74,16 @@ class Settings:
     metrics_port: int = prop("metrics.port")
     metrics_host: str = prop("metrics.host")
     metric_tags: tuple[tuple[str, str], ...] = prop("custom.metric.tags", empty=())
+    # custom.sanitize.pattern: checked here; LoadedConfig.redacted masks the logged configuration with it
+    sanitize_pattern: str | None = prop("custom.sanitize.pattern")
     purge_check_interval_ms: int = prop("binlog.purge.check.interval.ms")
     # encode.workers: processes rendering change events (connector/dispatch/encode_pool.py); 0: none
     encode_workers: int = prop("encode.workers")
     signals: SignalSettings = field(default_factory=SignalSettings)
     ha: HaSettings = field(default_factory=HaSettings)  # high availability (connector/ha/)
     transforms: TransformSettings = field(default_factory=TransformSettings)
+    # post.processors (connector/config/post_processors.py): ReselectColumnsPostProcessor instances, in order
+    post_processors: tuple[ReselectSettings, ...] = ()
 
     @property
     def mariadb_connector(self) -> bool:
@@ -153,7 +158,8 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
     settings = read_declared(
         Settings, r, name=name, topics=topics, database=database, filters=filters, events=events, snapshot=snapshot,
         history=history, offsets=offsets, kafka=kafka, gtid_source=read_declared(GtidSourceSettings, r),
-        signals=signal_settings(r), ha=ha_settings(r, prefix), transforms=transforms)
+        signals=signal_settings(r), ha=ha_settings(r, prefix), transforms=transforms,
+        post_processors=post_processors(raw, r.problems))
     r.problems += ha_problems(settings.ha, "transactional.id" in kafka.producer, offsets.store == OFFSETS_KAFKA,
                               history.store == HISTORY_KAFKA)
     if settings.encode_workers and "avro" in (kafka.key_format, kafka.value_format):
@@ -161,6 +167,10 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         # would come in another order than Debezium's (one converter), so workers are for JSON only.
         r.problems.append(f"encode.workers={settings.encode_workers} works with the JSON converters only; with "
                           "the Avro converter set encode.workers=0")
+    if settings.encode_workers and settings.post_processors:
+        # a re-select queries the server between decoding a row and rendering it: in this process only
+        r.problems.append(f"encode.workers={settings.encode_workers} renders rows in worker processes, which do not "
+                          "run post.processors; with post.processors set encode.workers=0")
     if snapshot.new_tables == modes.NewTablesMode.INCREMENTAL:
         r.problems += new_tables_problems(settings.signals, history.store_only_captured_tables_ddl)
     if r.problems:

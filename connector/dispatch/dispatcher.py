@@ -27,6 +27,7 @@ from connector.config.table_filter import TableFilter
 from connector.dispatch.fused_rows import FusedRows, FusedTable, RowCheck
 from connector.dispatch.schema_changes import SchemaChanges, SchemaTracker, truncated_table
 from connector.dispatch.pipelined_sender import PipelinedSender
+from connector.dispatch.reselect import Reselector
 from connector.dispatch.row_records import VALUE_FAILURES, event_headers, failed_row, planned_rows, row_values
 from connector.dispatch.sender import DispatchCounters, RecordSender, RecordSink
 from connector.dispatch.table_maps import CapturedTables
@@ -86,11 +87,12 @@ class Dispatcher:
                  version: str | None = None, clock_ns: Callable[[], int] = time.time_ns,
                  serializer: RecordSerializer | None = None, transforms: Transforms | None = None,
                  encode_pool: EncodePool | None = None, fused_mode: FusedRowsMode | None = None,
-                 counters: DispatchCounters | None = None) -> None:
+                 counters: DispatchCounters | None = None, reselector: Reselector | None = None) -> None:
         fused_mode = FusedRowsMode.from_env() if fused_mode is None else fused_mode
         self.schema = schema
         self.tracker = tracker
-        # the process's counters, given when it runs more than one dispatcher (connector/snapshot_wiring.py: run_continuing_remainder)
+        # the process's counters, given when it runs more than one dispatcher
+        # (connector/snapshot_wiring.py: run_continuing_remainder)
         self.counters = counters if counters is not None else DispatchCounters()
         self._clock_ns = clock_ns
         self._events = settings.events
@@ -123,7 +125,9 @@ class Dispatcher:
         self._target: RowTarget | None = None
         # The fused row path (fused_rows.py) needs JSON text records straight from the renderer: no transform of
         # data records or tombstones, JSON converters, rows rendered in this process.
-        self._fusable = (self.pipeline is None and self.encoder.direct(RecordKind.DATA)
+        # post.processors (reselect.py) may change a row's after image: every row takes the general path.
+        self._reselector = reselector
+        self._fusable = (self.pipeline is None and reselector is None and self.encoder.direct(RecordKind.DATA)
                          and self.encoder.direct(RecordKind.TOMBSTONE) and fused_mode is not FusedRowsMode.OFF)
         self._check_fused = fused_mode is FusedRowsMode.CHECK
         # Per TableSchema (kept alive with it) and operation: what its fused rows events share, None when its rows
@@ -154,6 +158,9 @@ class Dispatcher:
         ts = target.schema
         before, after = row_values(ts, change.before, change.after, target.columns, source.file, source.pos,
                                    target.data_collection)
+        if self._reselector is not None and after is not None and change.after is not None:
+            after = self._reselector.apply(ts, change.after, after,
+                                           Where(source.file, source.pos, target.data_collection))
         try:
             self._emit_rows(ts, change.op, before, after, source, positions, target.topic, target.data_collection)
         except VALUE_FAILURES as exc:

@@ -1,8 +1,8 @@
 """Per table version and per event, what every record of the dispatcher needs: the table's `TableSchema`
 (built once per `Table` object), its topic, and the `source` block of an event.
 
-Routing is by table: `<topic.prefix>.<db>.<table>` (Debezium's DefaultTopicNamingStrategy, names sanitized),
-cached by `TopicNamer`, which also answers which tables a topic holds.
+Routing is by table, as topic.naming.strategy names it (`<topic.prefix>.<db>.<table>` by default, sanitized;
+connector/events/topic_names.py), cached by `TopicNamer`, which also answers which tables a topic holds.
 """
 
 from __future__ import annotations

@@ -12,9 +12,10 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
+from connector.config.event_settings import TopicSettings
 from connector.config.modes import FieldNameAdjustmentMode, Operation, SchemaNameAdjustmentMode
 from connector.converters.base import ColumnConverter, ValueSettings
-from connector.events.topic_names import sanitize_topic_name
+from connector.events.topic_names import data_topic_name, sanitize_topic_name
 from connector.converters.mappers import ColumnMapper
 from connector.converters.registry import base_type_name, resolve
 from connector.events.envelope import TX_BLOCK_SCHEMA, TxBlock
@@ -114,6 +115,16 @@ class TableSchema:
             if out[index] is None:
                 out[index] = fallback
         return out
+
+    def convert_snapshot_value(self, index: int, value: Any) -> Any:
+        """One column's PyMySQL value (as `convert_snapshot_row` takes it) → its Connect value (a re-select)."""
+        fn = self._snapshot_fns[index]
+        return value if (value is None or fn is None) else fn(value)
+
+    @property
+    def value_column_indexes(self) -> Sequence[int]:
+        """The table columns (indexes) the value's images carry: all unless column filters drop some."""
+        return range(len(self.converters)) if self._value_indexes is None else self._value_indexes
 
     def snapshot_text_encoder(self, decoders: Sequence[Decoder]) -> TextEncoder | None:
         """The snapshot's fast path for JSON text records: `encode(raw_row, source_json, ts_ns) -> (key, value)`
@@ -266,11 +277,14 @@ class TableSchemaBuilder:
     column_mapper: Callable[[TableId, Column], ColumnMapper | None] | None = None
     schema_name_mode: SchemaNameAdjustmentMode = SchemaNameAdjustmentMode.NONE
     field_name_mode: FieldNameAdjustmentMode = FieldNameAdjustmentMode.NONE
+    # topic.prefix/.delimiter/.naming.strategy: the schema names' base is the data topic (None: prefix.db.table)
+    topics: TopicSettings | None = None
 
     def build(self, table: Table) -> TableSchema:
         # Debezium names the schemas after the (sanitized) data topic: recordSchemaPrefix = dataChangeTopic
-        name_base = adjust_schema_name(sanitize_topic_name(f"{self.topic_prefix}.{table.id.database}.{table.id.table}"),
-                                       self.schema_name_mode)
+        topic = (data_topic_name(self.topics, table.id) if self.topics is not None
+                 else sanitize_topic_name(f"{self.topic_prefix}.{table.id.database}.{table.id.table}"))
+        name_base = adjust_schema_name(topic, self.schema_name_mode)
         qualified = f"{table.id.database}.{table.id.table}"  # what converters' selectors match
         converters = tuple(resolve(c, self.settings, lenient_defaults=True, table=qualified) for c in table.columns)
         field_names = [adjust_field_name(c.name, self.field_name_mode) for c in table.columns]

@@ -22,6 +22,7 @@ from typing import Any, Callable, Protocol
 
 import pymysql
 
+from connector.binlog.connection import close_quietly
 from connector.binlog.position import SourceOffset
 from connector.events.kinds import HeartbeatRecord, LogicalRecord
 
@@ -57,12 +58,8 @@ class ActionQuery:
             self.close()
 
     def close(self) -> None:
-        if self._conn is not None:
-            try:
-                self._conn.close()
-            except (pymysql.Error, OSError):
-                pass
-            self._conn = None
+        close_quietly(self._conn)
+        self._conn = None
 
 
 class Heartbeat:

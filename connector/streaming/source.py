@@ -96,7 +96,8 @@ class BinlogStreamingSource:
             return BinlogReader(self._params, s.database.server_id, BinlogPosition(state.file, state.restart_pos),
                                 heartbeat_interval_s=server_heartbeat_s, auto_position=auto,
                                 is_mariadb=info.is_mariadb, annotate_rows=s.events.include_query and info.is_mariadb,
-                                session_statement=session_statement)
+                                session_statement=session_statement,
+                                nongraceful=s.database.nongraceful_disconnect)
 
         def housekeeping() -> None:
             self._housekeeping()

@@ -43,7 +43,9 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make `tests.*` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from connector.events.topic_names import sanitize_topic_name  # noqa: E402
+from connector.config.event_settings import TopicSettings  # noqa: E402
+from connector.events.topic_names import data_topic_name  # noqa: E402
+from schema_history.model import TableId  # noqa: E402
 from tests.conformance.config import HISTORY_TOPIC, OFFSETS_TOPIC, RunConfig  # noqa: E402
 from tests.support.connector_process import ConnectorError, ConnectorProcess, default_connector_cmd  # noqa: E402
 from tests.conformance.output import (event_lines, parse_json_bytes, summarize, write_avro_schemas,  # noqa: E402
@@ -126,8 +128,17 @@ _RENAMED_TO = re.compile(r"\bTO\s+" + _NAME, re.I)
 _USE = re.compile(r"^\s*USE\s+`?([\w$]+)`?", re.I | re.M)
 
 
-def streamed_topics(sections: tuple[str, ...], prefix: str) -> list[str]:
+def topic_settings(prefix: str, props: tuple[str, ...] = ()) -> TopicSettings:
+    """The run's topic naming (topic.delimiter, .transaction, .naming.strategy from `props`), as the connector's."""
+    given = dict(p.split("=", 1) for p in props if "=" in p)
+    names = {"delimiter": "topic.delimiter", "transaction": "topic.transaction",
+             "naming_strategy": "topic.naming.strategy"}
+    return TopicSettings(prefix=prefix, **{k: given[v] for k, v in names.items() if given.get(v)})
+
+
+def streamed_topics(sections: tuple[str, ...], prefix: str | TopicSettings) -> list[str]:
     """Data topics of the tables the streaming sections create (the default database of each `USE`)."""
+    naming = prefix if isinstance(prefix, TopicSettings) else topic_settings(prefix)
     topics: list[str] = []
     for section in sections:
         use = _USE.search(section)
@@ -137,13 +148,13 @@ def streamed_topics(sections: tuple[str, ...], prefix: str) -> list[str]:
         names += [m.group(1) for r in _RENAME.finditer(section) for m in _RENAMED_TO.finditer(r.group(0))]
         for name in names:
             name = name[1:-1].replace("``", "`") if name.startswith("`") else name
-            topic = sanitize_topic_name(f"{prefix}.{use.group(1)}.{name}")
+            topic = data_topic_name(naming, TableId(use.group(1), name))
             if topic not in topics:
                 topics.append(topic)
     return topics
 
 
-def _position_and_topics(db: DatabaseServer, prefix: str) -> tuple[tuple[str, int], list[str]]:
+def _position_and_topics(db: DatabaseServer, naming: TopicSettings) -> tuple[tuple[str, int], list[str]]:
     """Binlog end and the topics of every table, in ONE session (the harness's master_status)."""
     with db.connect() as conn, conn.cursor() as cur:
         cur.execute(db.binlog_status_sql)
@@ -151,8 +162,8 @@ def _position_and_topics(db: DatabaseServer, prefix: str) -> tuple[tuple[str, in
         cur.execute("SELECT table_schema, table_name FROM information_schema.tables WHERE table_schema NOT IN "
                     f"({', '.join(['%s'] * len(SYSTEM_SCHEMAS))}) AND table_type = 'BASE TABLE'", SYSTEM_SCHEMAS)
         rows = cur.fetchall()
-    return (file, int(pos)), [prefix, f"{prefix}.transaction",
-                              *(sanitize_topic_name(f"{prefix}.{s}.{t}") for s, t in rows)]
+    return (file, int(pos)), [naming.schema_change_topic(), naming.transaction_topic(),
+                              *(data_topic_name(naming, TableId(s, t)) for s, t in rows)]
 
 
 def _offsets_show(opts: RunOptions, config: Path) -> Any:
@@ -244,11 +255,12 @@ def run_workload(opts: RunOptions) -> RunResult:
         _log(f"{opts.server} {db.version()} on {db.port}, tansu on {broker.port}")
         db.run_sql(workload.setup, what="setup section")
         cfg = RunConfig(out, db.port, broker.bootstrap_servers, opts.offsets, opts.history, opts.props)
-        position, topics = _position_and_topics(db, cfg.topic_prefix)
+        naming = topic_settings(cfg.topic_prefix, opts.props)
+        position, topics = _position_and_topics(db, naming)
         info["binlog_after_setup"] = list(position)
         if isinstance(db, MySQLServer):
             info["gtid_executed_after_setup"] = db.gtid_executed()
-        topics += [t for t in streamed_topics(workload.sections, cfg.topic_prefix) if t not in topics]
+        topics += [t for t in streamed_topics(workload.sections, naming) if t not in topics]
         topics += [t for t in opts.topics if t not in topics]
         wide = dict(opts.topic_partitions)
         for count in sorted(set(wide.values())):

@@ -58,6 +58,23 @@ def test_secrets_never_printed(tmp_path):
     assert loaded.redacted()["database.password"] == "********"
 
 
+@pytest.mark.parametrize("name, masked", [
+    ("database.password", True), ("schema.history.internal.kafka.sasl.jaas.config", True),
+    ("x.credentials.json", True), ("database.connection.string", True), ("notification.sink.secret", True),
+    ("database.user", False), ("database.hostname", False),
+])
+def test_debeziums_default_sanitize_pattern(name, masked):
+    from connector.config.loaders import LoadedConfig
+    from connector.config.settings import KafkaSettings
+
+    loaded = LoadedConfig(source={name: "v"}, kafka=KafkaSettings(producer={}), warnings=[])
+    assert (loaded.redacted()[name] == "********") is masked
+    # a custom pattern replaces the default (Debezium's withMaskedPasswords)
+    custom = LoadedConfig(source={name: "v", "custom.sanitize.pattern": r"database\.user"},
+                          kafka=KafkaSettings(producer={}), warnings=[])
+    assert (custom.redacted()[name] == "********") is (name == "database.user")
+
+
 def test_every_problem_reported_at_once(tmp_path):
     text = SERVER.replace("debezium.source.database.server.id=5401\n", "") \
         .replace("debezium.source.topic.prefix=dbserver1\n", "") + "debezium.source.snapshot.mode=sometimes\n"

@@ -63,7 +63,7 @@ def test_a_refused_property_at_its_debezium_default_asks_for_nothing() -> None:
                                                       "set tasks.max=1"]
 
 
-@pytest.mark.parametrize("name", ["post.processors", "notification.jmx.enabled"])
+@pytest.mark.parametrize("name", ["notification.jmx.enabled"])
 def test_issue_16_families_stop_the_start_by_name(name: str) -> None:
     problems = settings_problems({f"debezium.source.{name}": "x"})
     assert len(problems) == 1 and problems[0].startswith(f"{name}=x: ")
