@@ -144,18 +144,18 @@ def _query_event(server, text: str) -> tuple[str, int]:
 
 
 @pytest.mark.parametrize("exactly_once", [False, True], ids=["at-least-once", "exactly-once"])
-def test_topic_the_broker_refuses_stops_naming_table_and_topic(mariadb, broker, unique_database, tmp_path,
-                                                                exactly_once):
-    # Sanitizing fixes the characters, not the length: Kafka refuses a topic name over 249 characters. A table
-    # name of 64 characters (MySQL's limit) under a long topic.prefix makes one; the connector must stop with a
-    # line naming the table and the topic, not retry forever or die silently.
+def test_record_kafka_refuses_stops_naming_table_and_topic(mariadb, broker, unique_database, tmp_path,
+                                                            exactly_once):
+    # A record Kafka refuses for good (here: over the producer's message.max.bytes; a topic name over 249
+    # characters is cut as Debezium cuts it, so it no longer makes one): the connector must stop with a line
+    # naming the table and the topic, not retry forever or die silently.
     database = unique_database(mariadb)
-    table = "t" * 64
-    prefix = "p" + uuid.uuid4().hex[:8] + "x" * (250 - 9 - len(database) - 64)
-    topic = f"{prefix}.{database}.{table}"
-    assert len(topic) > 249 and len(prefix) <= 249
-    mariadb.run_sql(f"CREATE TABLE `{table}` (id INT PRIMARY KEY); INSERT INTO `{table}` VALUES (1);", database=database)
+    prefix = "p" + uuid.uuid4().hex[:8]
+    topic = f"{prefix}.{database}.wide"
+    mariadb.run_sql("CREATE TABLE wide (id INT PRIMARY KEY, v TEXT); INSERT INTO wide VALUES (1, REPEAT('x', 30000));",
+                    database=database)
     props = connector_properties(tmp_path, mariadb, broker, database, prefix, snapshot_mode="initial")
+    props["debezium.sink.kafka.producer.message.max.bytes"] = "15000"
     if exactly_once:  # the refusal may reach the connector at the transaction's commit (aborted there)
         del props["debezium.source.offset.storage.file.filename"]
         props.update({"debezium.source.offset.storage": "org.apache.kafka.connect.storage.KafkaOffsetBackingStore",
@@ -168,5 +168,5 @@ def test_topic_the_broker_refuses_stops_naming_table_and_topic(mariadb, broker, 
     assert result.returncode == 2, result.stderr[-2000:]
     line = _the_error(result.stderr)
     assert f"delivery to {topic}" in line, line
-    assert f"table {database}.{table}" in line, line
+    assert f"table {database}.wide" in line, line
     assert "Fix: fix the topic (name, ACLs, size limits) or route the table elsewhere, then restart" in line, line
