@@ -27,7 +27,8 @@ from connector.coordinator import Coordinator
 from connector.dispatch.snapshot_emitter import DispatcherSnapshotEmitter
 from connector.dispatch.dispatcher import Dispatcher, run_encoder
 from connector.dispatch.encode_pool import EncodePool
-from connector.dispatch.encoder import RecordEncoder, Transforms
+from connector.dispatch.encoder import RecordEncoder
+from connector.transforms.chain import Transforms
 from connector.dispatch.sender import DispatchCounters
 from connector.events.records import HeaderFormat
 from connector.transforms import build_chain

@@ -50,7 +50,7 @@ from pymysqlreplication.row_event import (DeleteRowsEvent, PartialUpdateRowsEven
 
 from connector.binlog import payload, table_map_cache, tagged_gtid
 from connector.binlog.payload import PayloadError, TransactionPayloadEvent
-from connector.binlog.position import BinlogPosition
+from connector.offsets.position import BinlogPosition
 from connector.binlog.packet_feed import PacketFeed
 from connector.binlog.tagged_gtid import TaggedGtidEvent
 from connector.binlog.wire_events import WireDecoder

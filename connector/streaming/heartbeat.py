@@ -22,7 +22,7 @@ from typing import Any, Callable, Protocol
 
 import pymysql
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.events.kinds import HeartbeatRecord, LogicalRecord
 
 log = logging.getLogger(__name__)

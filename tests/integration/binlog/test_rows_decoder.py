@@ -21,7 +21,7 @@ from pymysqlreplication import BinLogStreamReader
 from pymysqlreplication.constants import NONE_SOURCE
 from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateRowsEvent, WriteRowsEvent
 
-from connector.binlog.position import BinlogPosition
+from connector.offsets.position import BinlogPosition
 from connector.binlog.reader import BinlogReader, ConnectionParams
 from connector.binlog.rows_decoder import RowsDecoder
 from connector.binlog.table_map_cache import CachedTableMapEvent
