@@ -52,3 +52,12 @@ def test_no_object_new_or_dict_tricks() -> None:
                 elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars":
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno} vars()")
     assert not found, f"declare the state instead: {found}"
+
+
+def test_readme_is_a_front_door() -> None:
+    """README.md stays short (<= 200 lines) and sends the reader to the pages issue 26 asked for."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200, "README.md is a front door: move the detail into docs/"
+    pages = ("ARCHITECTURE", "CONFIGURATION", "PERFORMANCE", "DIFFERENCES", "TESTING")
+    missing = [p for p in pages if not (ROOT / "docs" / f"{p}.md").exists() or f"docs/{p}.md" not in readme]
+    assert not missing, f"docs pages missing or not linked from README.md: {missing}"
