@@ -26,7 +26,7 @@ from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateR
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from connector.binlog.position import BinlogPosition  # noqa: E402
+from connector.offsets.position import BinlogPosition  # noqa: E402
 from connector.binlog.reader import BinlogReader, ConnectionParams  # noqa: E402
 from connector.binlog.rows_decoder import RowsDecoder  # noqa: E402
 from connector.binlog.wire_events import WireRows  # noqa: E402

@@ -31,7 +31,7 @@ def measure(rows: int, repeat: int) -> dict[str, float]:
     # The script's own directory comes first on sys.path, and its bench/snapshot.py would shadow the package.
     here = Path(__file__).resolve().parent
     sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != here]
-    from connector.binlog.position import SourceOffset
+    from connector.offsets.position import SourceOffset
     from connector.config.loaders import load_server_properties
     from connector.config.modes import Operation
     from connector.daemon import table_schema_builder

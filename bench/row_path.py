@@ -26,7 +26,7 @@ from typing import Any, Callable, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from connector.binlog.position import SourceOffset  # noqa: E402
+from connector.offsets.position import SourceOffset  # noqa: E402
 from connector.dispatch.dispatcher import Dispatcher, FusedRowsMode  # noqa: E402
 from connector.config.table_filter import TableFilter  # noqa: E402
 from connector.daemon import table_schema_builder  # noqa: E402

@@ -129,7 +129,7 @@ def cmd_offsets_set(args: argparse.Namespace) -> int:
     FILE:POS (and, on a GTID server, treats GTIDS as already done). The schema history is left as it is."""
     from connector.binlog import connection as dbconn
     from connector.gtids.sets import GtidSet
-    from connector.binlog.position import SourceOffset
+    from connector.offsets.position import SourceOffset
     from connector.daemon import connection_params, make_offset_store
 
     settings = _load(args).settings(transform_settings)

@@ -17,7 +17,7 @@ import logging
 import threading
 from typing import Any, Callable, Mapping, Protocol
 
-from connector.binlog.position import BLOCKING, SourceOffset
+from connector.offsets.position import BLOCKING, SourceOffset
 from connector.errors import SchemaError, ServerSetupError
 from connector.offsets.parts import IncrementalSnapshotSlot
 from connector.streaming.pause import PauseGate, StopSignal

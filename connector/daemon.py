@@ -29,7 +29,8 @@ from connector.dispatch.dispatcher import Dispatcher, run_encoder
 from connector.dispatch.encode_pool import EncodePool
 from connector.dispatch.reselect import Reselector
 from connector.converters.snapshot_conv import pymysql_conversions
-from connector.dispatch.encoder import RecordEncoder, Transforms
+from connector.dispatch.encoder import RecordEncoder
+from connector.transforms.chain import Transforms
 from connector.dispatch.sender import DispatchCounters
 from connector.events.records import HeaderFormat
 from connector.transforms import build_chain

@@ -14,7 +14,7 @@ import pymysql
 
 from connector.binlog import connection as dbconn
 from connector.gtids.sets import GtidSet
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.binlog.reader import ConnectionParams
 from connector.config.settings import Settings
 from connector.converters.snapshot_conv import pymysql_conversions

@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterable
 import pymysql
 
 from connector.binlog import connection as dbconn
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.binlog.reader import ConnectionParams
 from connector.config.modes import NewTablesMode
 from connector.config.settings import Settings

@@ -29,7 +29,7 @@ import pymysql
 import sqlglot
 from sqlglot import exp
 
-from connector.binlog.position import BLOCKING, SourceOffset
+from connector.offsets.position import BLOCKING, SourceOffset
 from connector.signals.actions import ExecuteSnapshot
 from connector.events.changes import EventSource
 from schema_history.model import TableId

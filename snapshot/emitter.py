@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Protocol
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.events.snapshot_text import Decoder
 from connector.events.changes import EventSource
 from schema_history.model import TableId

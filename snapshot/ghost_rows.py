@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterable, Mapping, Protocol, Sequence
 import pymysql
 from sqlglot import exp
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from schema_history.model import TableId
 from snapshot.chunks import DIALECT, table_expression
 

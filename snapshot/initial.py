@@ -42,7 +42,7 @@ from typing import Callable, Protocol, Sequence, cast
 
 import pymysql
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.config.modes import SnapshotLockingMode
 from connector.config.table_filter import TableFilter
 from connector.java.collection_order import hash_set_order

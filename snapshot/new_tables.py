@@ -27,7 +27,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Protocol
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.config.settings import FilterSettings
 from connector.config.table_filter import TableFilter
 from connector.offsets.parts import IncrementalSnapshotSlot

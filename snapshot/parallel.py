@@ -37,7 +37,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import pymysql
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.events.snapshot_text import Decoder
 from schema_history.model import TableId
 from snapshot.chunks import ChunkReader

@@ -8,7 +8,7 @@ import time
 import pymysql
 
 from connector.binlog.connection import binlog_status
-from connector.binlog.position import SNAPSHOT_INITIAL, SourceOffset
+from connector.offsets.position import SNAPSHOT_INITIAL, SourceOffset
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ from typing import Callable, Protocol, Sequence
 
 import pymysql
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.errors import RetriableError, ServerSetupError, SourceError, Where
 from connector.offsets.parts import IncrementalSnapshotSlot
 from schema_history.model import Table, TableId

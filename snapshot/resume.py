@@ -33,7 +33,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from schema_history.model import TableId
 
 RESUME_TABLE = "snapshot_resume_table"

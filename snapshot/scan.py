@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 import pymysql
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.events.snapshot_text import Decoder
 from connector.events.changes import EventSource
 from schema_history.model import TableId

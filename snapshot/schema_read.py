@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pymysql
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.config.table_filter import TableFilter
 from connector.java.collection_order import hash_map_order
 from connector.events.changes import EventSource

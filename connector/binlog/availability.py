@@ -7,7 +7,7 @@ import pymysql
 
 from connector.binlog import connection as dbconn
 from connector.gtids.sets import MariaGtidPosition
-from connector.binlog.position import BinlogPosition
+from connector.offsets.position import BinlogPosition
 from connector.config.settings import Settings
 
 __all__ = ["mariadb_connect_state", "tracks_mariadb_gtids"]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Callable
 import pymysql
 import pymysql.cursors
 
-from connector.binlog.position import BinlogPosition
+from connector.offsets.position import BinlogPosition
 from connector.binlog.reader import ConnectionParams
 from connector.errors import ServerSetupError, SourceConnectionError, Where
 

@@ -52,13 +52,13 @@ from pymysqlreplication.row_event import (DeleteRowsEvent, PartialUpdateRowsEven
 
 from connector.binlog import payload, table_map_cache, tagged_gtid
 from connector.binlog.payload import PayloadError, TransactionPayloadEvent
-from connector.binlog.position import BinlogPosition
+from connector.offsets.position import BinlogPosition
 from connector.binlog.packet_feed import PacketFeed
 from connector.binlog.tagged_gtid import TaggedGtidEvent
 from connector.binlog.wire_events import WireDecoder
 from connector.binlog.tls import DatabaseTls, TlsConnection, handshake_failure, login_hint
 from connector.errors import ServerSetupError
-from connector.binlog.table_map_cache import CachedTableMapEvent, TableMapCache
+from connector.binlog.table_map_cache import CachedTableMapEvent, ParsedTableMap, TableMapCache
 
 log = logging.getLogger(__name__)
 
@@ -209,7 +209,7 @@ class BinlogReader:
         self._heartbeat_s = heartbeat_interval_s
         self._stream: BinLogStreamReader | None = None
         # Parsed TABLE_MAP bodies, kept across rotations and reconnects (the key includes the table id).
-        self._parsed_table_maps: dict[bytes, dict[str, Any]] = {}
+        self._parsed_table_maps: dict[bytes, ParsedTableMap] = {}
         self.file = start.file
         self.next_pos = start.pos
 

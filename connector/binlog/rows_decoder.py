@@ -4,10 +4,11 @@ python-mysql-replication ("pmr") decodes each value through 6–8 method calls a
 row image; that is ~94% of its time on bulk inserts (python-mysql-replication.md §3). Here the work
 is split by how often it happens (style.md §2.3):
 - once per table version: `RowPlan` (one `value_decoders` function per column, plus those compiled
-  by `image_compiler` into one straight-line reader for full row images), attached to pmr's `Table`
-  object. pmr builds a new `Table` for every TABLE_MAP it parses, and `table_map_cache` reuses the
-  old one only when the TABLE_MAP bytes (which include the table id) are identical, so a plan can
-  never outlive the definition it was compiled for (ALTER → new id or new bytes → new plan);
+  by `image_compiler` into one straight-line reader for full row images), kept by the decoder per table
+  id together with the pmr `Table` it was compiled from. pmr builds a new `Table` for every TABLE_MAP it
+  parses, and `table_map_cache` reuses the old one only when the TABLE_MAP bytes (which include the table
+  id) are identical, so a plan is used only for the very `Table` object it was compiled for and can never
+  outlive the definition (ALTER → new id or new bytes → new `Table` → new plan);
 - once per rows event: the post-header (v1 and v2, extra data skipped) and the present-columns bitmaps;
 - once per value: a few inlined operations (numbers, short text) or one call to a column decoder.
 
@@ -43,7 +44,6 @@ _HEADER = 20  # pmr's packet data: 1 OK byte + the 19-byte event header, then th
 # PARTIAL_UPDATE_ROWS_EVENT (binlog_row_value_options=PARTIAL_JSON) has the v2 layout
 _V2_EVENTS = frozenset({BINLOG.WRITE_ROWS_EVENT_V2, BINLOG.UPDATE_ROWS_EVENT_V2, BINLOG.DELETE_ROWS_EVENT_V2,
                         BINLOG.PARTIAL_UPDATE_ROWS_EVENT})
-_PLAN_ATTR = "_cdc_row_plan"  # underscore: pmr's Table.data / __eq__ ignore it
 # An UPDATE's after image takes the before image's object for an unchanged value of at least this size.
 SHARE_MIN = 64 * 1024
 _SHAREABLE_TYPES = frozenset({FIELD_TYPE.BLOB, FIELD_TYPE.JSON, FIELD_TYPE.GEOMETRY})
@@ -143,6 +143,14 @@ class RowPlan:
         return values, pos
 
 
+@dataclass(frozen=True, slots=True)
+class _TablePlan:
+    """A `RowPlan` and the pmr `Table` it was compiled from."""
+
+    table: Any
+    plan: RowPlan
+
+
 class RowsDecoder:
     """Callable: a pmr Write/Update/DeleteRowsEvent (v1 or v2) → `list[(before, after)]`.
 
@@ -150,15 +158,23 @@ class RowsDecoder:
     still works afterwards (the differential tests rely on that).
     """
 
-    def __init__(self, ignore_decode_errors: bool = False) -> None:
+    def __init__(self, ignore_decode_errors: bool = False, limit: int = 4096) -> None:
         self._errors = "ignore" if ignore_decode_errors else "strict"
+        # table id → the plan of the last `Table` seen with that id. The same id may name another table version
+        # (a server restart reuses ids), hence the identity check; `limit` bounds it (a miss costs one compile).
+        self._plans: dict[int, _TablePlan] = {}
+        self._limit = limit
 
     def plan(self, table: Any) -> RowPlan:
-        plan = table.__dict__.get(_PLAN_ATTR)
-        if plan is None or plan[0] != self._errors:
-            plan = (self._errors, RowPlan.for_table(table, self._errors))
-            setattr(table, _PLAN_ATTR, plan)
-        return plan[1]
+        """The plan of pmr's `table`, compiled the first time this very `Table` object is seen."""
+        known = self._plans.get(table.table_id)
+        if known is not None and known.table is table:
+            return known.plan
+        if len(self._plans) >= self._limit:
+            self._plans.clear()
+        plan = RowPlan.for_table(table, self._errors)
+        self._plans[table.table_id] = _TablePlan(table, plan)
+        return plan
 
     def __call__(self, event: RowsEvent) -> list[RowPair]:
         return self.rows(event)

@@ -6,11 +6,11 @@ transaction. `freeze_schema=True` avoids that by *dropping* TABLE_MAP events for
 which breaks ALTER handling and Debezium's per-transaction event counting, so it is not an option.
 
 Instead the reader's `table_map` is a `TableMapCache`: a dict (table id → pmr `Table`, as pmr expects)
-that also remembers, per TABLE_MAP body, the attributes pmr parsed from it. `CachedTableMapEvent`
-looks its body up there and, on a hit, copies the attributes (including the *same* `Table` object)
-instead of parsing. The key is the whole body: table id, names, column types, metadata. An ALTER gives
-a new table id or new metadata, a reused id after a server restart carries its own definition, so a
-different table always misses. The event is still delivered, so offsets count it as before.
+that also remembers, per TABLE_MAP body, what pmr parsed from it (`ParsedTableMap`, the fields pmr's
+`TableMapEvent` reads from the body). `CachedTableMapEvent` looks its body up there and, on a hit, takes
+those fields (including the *same* `Table` object) instead of parsing. The key is the whole body: table id,
+names, column types, metadata. An ALTER gives a new table id or new metadata, a reused id after a server
+restart carries its own definition, so a different table always misses. The event is still delivered, so offsets count it as before.
 
 `install()` makes pmr's stream reader use a packet wrapper that builds `CachedTableMapEvent` — only
 for readers that ask for it in `only_events`; every other reader behaves exactly as stock pmr.
@@ -18,6 +18,7 @@ for readers that ask for it in `only_events`; every other reader behaves exactly
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pymysqlreplication import binlogstream as _binlogstream
@@ -30,7 +31,7 @@ from pymysql.protocol import MysqlPacket
 
 from connector.errors import UnsupportedBinlogColumn
 
-__all__ = ["CachedTableMapEvent", "TableMapCache", "UnsupportedBinlogColumn", "install"]
+__all__ = ["CachedTableMapEvent", "ParsedTableMap", "TableMapCache", "UnsupportedBinlogColumn", "install"]
 
 _HEADER = 20  # OK byte + event header, as in rows_decoder
 # MySQL 9 MYSQL_TYPE_VECTOR: pmr 1.0.x does not know it and skips its 1-byte TABLE_MAP metadata (the
@@ -51,11 +52,6 @@ def _parse_column_definition(self: Any, column_type: int, packet: Any) -> None:
     _pmr_parse_column(self, column_type, packet)
     if column_type == FIELD_TYPE_VECTOR:
         self.length_size = packet.read_uint8()
-# Attributes BinLogEvent.__init__ sets from the packet at hand: never copied between events.
-_PER_EVENT = frozenset({
-    "packet", "table_map", "event_type", "timestamp", "event_size", "_post_header_lengths", "_ctl_connection",
-    "mysql_version", "_ignore_decode_errors", "_verify_checksum", "_is_event_valid", "complete", "dbms",
-})
 
 
 _KNOWN_METADATA = frozenset(m.value for m in MetadataFieldType)
@@ -83,21 +79,53 @@ def known_metadata_only(tlvs: bytes) -> bytes:
     return bytes(kept) + tlvs[pos:]
 
 
-def _packet_over(data: bytes) -> BinLogPacketWrapper:
-    """A pmr packet wrapper reading `data` (no event header), for re-running pmr's metadata parser."""
-    wrapper = BinLogPacketWrapper.__new__(BinLogPacketWrapper)
-    wrapper.packet = MysqlPacket(data, "utf8")
-    wrapper.read_bytes = 0
-    wrapper._BinLogPacketWrapper__data_buffer = b""  # type: ignore[attr-defined]
-    return wrapper
+class _BytesPacket(BinLogPacketWrapper):
+    """pmr's packet reader over `data` (no event header), for re-running pmr's metadata parser. The base
+    constructor reads an event header and builds the event, so this one sets only what pmr's reads use."""
+
+    def __init__(self, data: bytes) -> None:
+        self.packet = MysqlPacket(data, "utf8")
+        self.read_bytes = 0
+        self._BinLogPacketWrapper__data_buffer = b""  # the base's read buffer (name-mangled there)
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedTableMap:
+    """What pmr's `TableMapEvent` read from one TABLE_MAP body: every field it sets past the event header and
+    its reader's options, with the `Table` it built (the same object for every event with this body)."""
+
+    table_id: int
+    flags: int
+    schema_length: int
+    schema: str
+    table_length: int
+    table: str
+    column_count: int
+    columns: list[Any]  # pmr's Columns
+    null_bitmask: bytes
+    table_obj: Any  # pmr's Table
+    optional_metadata: Any
+
+    @classmethod
+    def of(cls, event: TableMapEvent) -> "ParsedTableMap":
+        return cls(event.table_id, event.flags, event.schema_length, event.schema, event.table_length, event.table,
+                   event.column_count, event.columns, event.null_bitmask, event.table_obj, event.optional_metadata)
+
+    def restore(self, event: TableMapEvent) -> None:
+        """Give `event` (an identical body, its header read) these fields, as pmr's parse would have."""
+        event.table_id, event.flags = self.table_id, self.flags
+        event.schema_length, event.schema = self.schema_length, self.schema
+        event.table_length, event.table = self.table_length, self.table
+        event.column_count, event.columns, event.null_bitmask = self.column_count, self.columns, self.null_bitmask
+        event.table_obj, event.optional_metadata = self.table_obj, self.optional_metadata
 
 
 class TableMapCache(dict):
     """pmr's `table_map` (table id → Table) plus the parsed TABLE_MAP bodies, shared across rotations."""
 
-    def __init__(self, parsed: dict[bytes, dict[str, Any]] | None = None, limit: int = 4096) -> None:
+    def __init__(self, parsed: dict[bytes, ParsedTableMap] | None = None, limit: int = 4096) -> None:
         super().__init__()
-        self.parsed: dict[bytes, dict[str, Any]] = {} if parsed is None else parsed
+        self.parsed: dict[bytes, ParsedTableMap] = {} if parsed is None else parsed
         self.limit = limit
 
 
@@ -119,19 +147,20 @@ class CachedTableMapEvent(TableMapEvent):
                     "read (Debezium 3.6 cannot either); remove the COMPRESSED attribute (ALTER TABLE ... MODIFY) "
                     "and restart from a position after that change. Excluding the table does not help: every "
                     "TABLE_MAP in the binlog is parsed") from None
+            if not self._processed:  # pmr stopped early (a table or schema filter): nothing to keep
+                return
             if len(table_map.parsed) >= table_map.limit:
                 table_map.parsed.clear()  # bounded; a miss only costs one normal parse
-            table_map.parsed[key] = {k: v for k, v in self.__dict__.items() if k not in _PER_EVENT}
+            table_map.parsed[key] = ParsedTableMap.of(self)
             return
         BinLogEvent.__init__(self, from_packet, event_size, table_map, ctl_connection, **kwargs)
-        self.__dict__.update(state)
-        if self._processed:
-            table_map[self.table_id] = self.table_obj
+        state.restore(self)
+        table_map[self.table_id] = self.table_obj
 
     def _get_optional_meta_data(self) -> Any:
         rest = self.packet.read(self.packet.bytes_to_read())
         real = self.packet
-        self.packet = _packet_over(known_metadata_only(rest))
+        self.packet = _BytesPacket(known_metadata_only(rest))
         try:
             return super()._get_optional_meta_data()
         finally:

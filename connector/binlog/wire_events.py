@@ -187,9 +187,9 @@ class WireDecoder:
 
     def _table_map(self, data: bytes, end: int, table_map: TableMapCache) -> WireTableMap | None:
         state = table_map.parsed.get(data[_BODY:end])
-        if state is None or not state.get("_processed"):
+        if state is None:
             return None
-        event = WireTableMap(state["table_id"], state["schema"], state["table"], state["columns"], state["table_obj"])
+        event = WireTableMap(state.table_id, state.schema, state.table, state.columns, state.table_obj)
         table_map[event.table_id] = event.table_obj
         return event
 

@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Callable, Sequence
 
-from connector.binlog.position import SourceOffset, TransactionState
+from connector.offsets.position import SourceOffset, TransactionState
 from connector.config import modes
 from connector.config.modes import Operation
 from connector.config.settings import Settings
 from connector.dispatch.encode_pool import EncodePool
-from connector.dispatch.encoder import ErrorTolerance, RecordEncoder, Transforms
+from connector.dispatch.encoder import ErrorTolerance, RecordEncoder
+from connector.transforms.chain import Transforms
 from connector.config.table_filter import TableFilter
 from connector.dispatch.fused_rows import FusedRows, FusedTable, RowCheck
 from connector.dispatch.schema_changes import SchemaChanges, SchemaTracker, truncated_table

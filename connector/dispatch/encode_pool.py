@@ -36,7 +36,7 @@ from connector.events.source_info import SourceInfo
 from connector.events.table_schema import TableSchema, TableSchemaBuilder
 from schema_history.model import Table
 
-__all__ = ["EncodePool", "EncodeWorkerLost", "RowsJob", "portable_table"]
+__all__ = ["EncodePool", "EncodeWorkerLost", "RowsJob"]
 
 log = logging.getLogger(__name__)
 
@@ -88,18 +88,6 @@ class EncodeWorkerLost(SinkError, TerminalError):
     """An encode worker process ended (killed, or out of memory) with records of the connector in it."""
 
 
-def portable_table(table: Any) -> tuple[type, dict[str, Any]]:
-    """The library's TABLE_MAP `Table` without what does not pickle (a `RowPlan` cached on it)."""
-    return type(table), {k: v for k, v in table.__dict__.items() if not k.startswith("_cdc_")}
-
-
-def _restore_table(portable: tuple[type, dict[str, Any]]) -> Any:
-    cls, state = portable
-    table = object.__new__(cls)
-    table.__dict__.update(state)
-    return table
-
-
 class _Renderer:
     """A worker's state: the table versions and TABLE_MAP tables it was sent, and the run's encoder."""
 
@@ -111,11 +99,10 @@ class _Renderer:
         self.schemas: dict[int, TableSchema] = {}
         self.tables: dict[int, Any] = {}
 
-    def learn(self, tables: list[tuple[int, Table]], maps: list[tuple[int, tuple[type, dict[str, Any]]]]) -> None:
+    def learn(self, tables: list[tuple[int, Table]], maps: list[tuple[int, Any]]) -> None:
         for key, table in tables:
             self.schemas[key] = self._builder.build(table)
-        for key, portable in maps:
-            self.tables[key] = _restore_table(portable)
+        self.tables.update(maps)  # the library's TABLE_MAP tables, pickled as they are (they hold no plan)
 
     def render(self, job: RowsJob) -> Answer:
         try:
@@ -213,7 +200,7 @@ class EncodePool:
     def submit(self, worker: int, tables: dict[int, Table], maps: dict[int, Any], jobs: list[RowsJob]) -> None:
         w = self._workers[worker]
         new_tables = [(key, table) for key, table in tables.items() if key not in w.tables]
-        new_maps = [(key, portable_table(table)) for key, table in maps.items() if key not in w.maps]
+        new_maps = [(key, table) for key, table in maps.items() if key not in w.maps]
         try:
             w.conn.send((new_tables, new_maps, jobs))
         except (BrokenPipeError, EOFError, OSError) as exc:

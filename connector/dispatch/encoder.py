@@ -4,9 +4,10 @@
          └──► record.connect() ─► transform chain of its kind ─► key converter, value converter ──┴─► OutRecord
 
 Callers (dispatcher, heartbeat) only build the logical record (connector/events/kinds.py) and call
-`RecordEncoder.encode`. A chain of `RecordTransform`s (Kafka Connect SMTs) is configured per
-`RecordKind`; a kind without one, when both converters are JSON text, takes the fast path: the record
-joins its pre-rendered schema JSON with its payload, and no Connect values are built for it.
+`RecordEncoder.encode`. A chain of `RecordTransform`s (Kafka Connect SMTs, declared in
+connector/transforms/chain.py) is configured per `RecordKind`; a kind without one, when both converters are
+JSON text, takes the fast path: the record joins its pre-rendered schema JSON with its payload, and no Connect
+values are built for it.
 Converters run key first, then value, as Connect's `WorkerSourceTask` does (a fresh schema registry
 then hands out ids in AvroConverter's order).
 """
@@ -15,33 +16,19 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Callable, Mapping, Protocol, Sequence
+from typing import TYPE_CHECKING, Callable
 
 from connector.errors import TransformError, Where
 from connector.events.kinds import ConnectRecord, DataChange, Headers, LogicalRecord, RecordKind
 from connector.kafka.writer import OutRecord
 from connector.serde.avro import JsonSide, RecordSerializer
 
-__all__ = ["ErrorTolerance", "IdentityTransform", "RecordEncoder", "RecordTransform", "Transforms"]
+if TYPE_CHECKING:  # the transforms' seam is declared on their side, below the dispatcher
+    from connector.transforms.chain import RecordTransform, Transforms
+
+__all__ = ["ErrorTolerance", "RecordEncoder"]
 
 log = logging.getLogger(__name__)
-
-
-class RecordTransform(Protocol):
-    """A single message transform: the record, changed or not, or None to drop it (as an SMT returning null)."""
-
-    def apply(self, record: ConnectRecord) -> ConnectRecord | None: ...
-
-
-@dataclass(frozen=True)
-class IdentityTransform:
-    """Returns every record unchanged (the transform slot's neutral element)."""
-
-    def apply(self, record: ConnectRecord) -> ConnectRecord | None:
-        return record
-
-
-Transforms = Mapping[RecordKind, Sequence[RecordTransform]]
 
 
 @dataclass

@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.dispatch.sender import DispatchCounters
 from connector.events.envelope import TX_BLOCK_SCHEMA
 from connector.events.row_renderer import RowRenderer

@@ -19,7 +19,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.binlog.rows_decoder import RawRows
 from connector.config.modes import Operation
 from connector.dispatch.encode_pool import Answer, EncodePool, Failure, RowsJob

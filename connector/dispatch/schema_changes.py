@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, Sequence
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.dispatch.sender import RecordSender
 from connector.dispatch.tables import SourceBlocks
 from connector.events import records

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Sequence
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.dispatch.dispatcher import Dispatcher
 from connector.events.changes import EventSource
 

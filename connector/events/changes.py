@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.config.modes import Operation
 from schema_history.model import TableId
 

@@ -1,6 +1,7 @@
 """Source offsets: what they hold (parts), which are safe to commit (tracker), when to commit (committer), where
 (stores).
 
+`SourceOffset` (position.py) is Debezium's offset context: where the connector is in the binlog, ready to store.
 An offset is composed of parts, each storing its own keys (parts.py): the binlog position, the snapshot marker,
 the transaction context, the incremental snapshot; `compose_offset` renders them in Debezium's key order.
 

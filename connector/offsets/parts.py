@@ -6,9 +6,9 @@ Here every such state is an `OffsetPart`; `compose_offset` is the one function t
 the offset map, in Java HashMap iteration order (connector/java/hashmap.py), which is what Debezium writes.
 
 Parts (debezium-contract.md §d10):
-* the binlog position (`connector.binlog.position.SourceOffset`): server_id, gtids, file, pos, event, row, ts_sec;
+* the binlog position (`connector.offsets.position.SourceOffset`): server_id, gtids, file, pos, event, row, ts_sec;
 * the snapshot marker (`SnapshotMarker`): `snapshot` while a snapshot runs (`snapshot_completed` read back);
-* the transaction context (`connector.binlog.position.TransactionState`): transaction_id + per-table orders;
+* the transaction context (`connector.offsets.position.TransactionState`): transaction_id + per-table orders;
 * the incremental snapshot (`IncrementalSnapshotSlot`): the four `incremental_snapshot_*` keys, kept as
   stored until the incremental snapshot itself is implemented;
 * beyond Debezium, where an interrupted initial snapshot got to (`snapshot.resume.SnapshotResume`).

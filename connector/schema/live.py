@@ -18,7 +18,7 @@ from typing import Callable, Iterator
 
 import pymysql
 
-from connector.binlog.position import binlog_file_key
+from connector.offsets.position import binlog_file_key
 from schema_history.model import TableId
 from schema_history.recovery import gtid_set_contained
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable, Protocol, Sequence
 
-from connector.binlog.position import SourceOffset, TransactionState
+from connector.offsets.position import SourceOffset, TransactionState
 from connector.binlog.rows_decoder import RawRows
 from connector.config.modes import Operation
 from connector.offsets.parts import IncrementalSnapshotSlot

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol, Sequence, runtime_checkable
 
-from connector.binlog.position import SourceOffset, TransactionState
+from connector.offsets.position import SourceOffset, TransactionState
 from connector.binlog.rows_decoder import RawRows
 from connector.config.modes import Operation
 from connector.events.changes import EventPositions, EventSource, RowChange

@@ -33,7 +33,7 @@ from pymysqlreplication.event import (
 from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateRowsEvent, WriteRowsEvent
 
 from connector.gtids.sets import GtidSet, GtidSourceFilter, MariaGtidPosition
-from connector.binlog.position import SourceOffset, TransactionState
+from connector.offsets.position import SourceOffset, TransactionState
 from connector.binlog.reader import PositionedEvent
 from connector.binlog.rows_decoder import PartialUpdateRowsEvent, RawRows, RowPair, RowsDecoder, release_raw_bytes
 from connector.binlog.rows_query import rows_query_text

@@ -23,7 +23,7 @@ from typing import Any, Callable, Protocol
 import pymysql
 
 from connector.binlog.connection import close_quietly
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.events.kinds import HeartbeatRecord, LogicalRecord
 
 log = logging.getLogger(__name__)

@@ -15,7 +15,7 @@ from typing import Callable, Iterable, Protocol
 import pymysql
 from pymysqlreplication.event import HeartbeatLogEvent
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.binlog.reader import PositionedEvent
 from connector.binlog.wire_events import COMMIT_EVENTS
 from connector.errors import SchemaRegistryUnavailable, SourceConnectionError, Where

@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 from typing import Protocol
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 
 __all__ = ["PauseGate", "StopSignal"]
 

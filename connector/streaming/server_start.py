@@ -14,7 +14,7 @@ import pymysql
 from connector.binlog import connection as dbconn
 from connector.binlog.availability import mariadb_connect_state, tracks_mariadb_gtids
 from connector.gtids.sets import GtidSourceFilter
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.config.settings import Settings
 from connector.config.table_filter import TableFilter
 from connector.errors import ServerSetupError

@@ -14,7 +14,7 @@ from typing import Callable
 from connector.binlog import connection as dbconn
 from connector.binlog.availability import mariadb_connect_state, tracks_mariadb_gtids
 from connector.gtids.sets import GtidSet, GtidSourceFilter, MariaGtidPosition
-from connector.binlog.position import BinlogPosition, SourceOffset
+from connector.offsets.position import BinlogPosition, SourceOffset
 from connector.binlog.reader import BinlogReader, ConnectionParams
 from connector.config.settings import Settings
 from connector.dispatch.dispatcher import Dispatcher

@@ -5,15 +5,36 @@ record a source task emits. Objects are built once per run; each compiles per sc
 
 from __future__ import annotations
 
-from connector.dispatch.encoder import RecordTransform, Transforms
-from connector.events.kinds import RecordKind
+from dataclasses import dataclass
+from typing import Mapping, Protocol, Sequence
+
+from connector.events.kinds import ConnectRecord, RecordKind
 from connector.events.records import HeaderFormat
 from connector.transforms.catalog import PREDICATES, TRANSFORMS
 from connector.config.transform_specs import TransformSettings
 from connector.transforms.headers import HeaderCodec
 from connector.transforms.routing import Guarded
 
-__all__ = ["build_chain"]
+__all__ = ["IdentityTransform", "RecordTransform", "Transforms", "build_chain"]
+
+
+class RecordTransform(Protocol):
+    """A single message transform: the record, changed or not, or None to drop it (as an SMT returning null)."""
+
+    def apply(self, record: ConnectRecord) -> ConnectRecord | None: ...
+
+
+@dataclass(frozen=True)
+class IdentityTransform:
+    """Returns every record unchanged (the transform slot's neutral element)."""
+
+    def apply(self, record: ConnectRecord) -> ConnectRecord | None:
+        return record
+
+
+# What `RecordEncoder` (connector/dispatch/encoder.py) runs: a chain per record kind. Declared here, on the
+# transforms' side, so that the dispatcher imports the transforms and never the other way round.
+Transforms = Mapping[RecordKind, Sequence[RecordTransform]]
 
 
 def build_chain(settings: TransformSettings, header_format: HeaderFormat) -> Transforms:

@@ -22,7 +22,7 @@ from typing import Protocol
 import pymysql
 
 from connector.binlog import connection as dbconn
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.gtids.sets import GtidSet, split_gtid
 from connector.events.changes import EventSource
 

@@ -24,7 +24,7 @@ from typing import Any, Callable, Protocol, Sequence
 import pymysql
 from sqlglot import exp
 
-from connector.binlog.position import INCREMENTAL, SourceOffset
+from connector.offsets.position import INCREMENTAL, SourceOffset
 from connector.offsets.parts import IncrementalSnapshotSlot
 from connector.signals.actions import ExecuteSnapshot, SignalRejected
 from connector.signals.filters import FilterRejected, checked_filter

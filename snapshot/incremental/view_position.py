@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import pymysql
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.events.changes import EventSource
 
 __all__ = ["ViewPositionWatermarks", "binlog_order"]

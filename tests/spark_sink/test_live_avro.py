@@ -8,8 +8,6 @@ Date, MicroTime, MicroTimestamp, ZonedTimestamp, Year, Enum, EnumSet, Bits, Json
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +18,7 @@ pytest.importorskip("deltalake")
 from deltalake import DeltaTable  # noqa: E402
 
 from spark_sink.mirror import main as mirror  # noqa: E402
+from tests.support.connector_process import ConnectorProcess, default_connector_cmd  # noqa: E402
 from tests.support.schema_registry import SchemaRegistryServer  # noqa: E402
 from tests.support.waiting import wait_until  # noqa: E402
 
@@ -57,7 +56,7 @@ DELETE FROM typed WHERE id = 1;
 
 
 def _connector(server, bootstrap: str, database: str, prefix: str, workdir: Path,
-               registry_url: str | None) -> subprocess.Popen:
+               registry_url: str | None) -> ConnectorProcess:
     props = {
         "debezium.sink.type": "kafka",
         "debezium.sink.kafka.producer.bootstrap.servers": bootstrap,
@@ -76,8 +75,8 @@ def _connector(server, bootstrap: str, database: str, prefix: str, workdir: Path
             props[f"debezium.format.{side}.schema.registry.url"] = registry_url
     config = workdir / f"{prefix}.properties"
     config.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
-    return subprocess.Popen([sys.executable, "-m", "connector.cli", "run", str(config)],
-                            stdout=subprocess.DEVNULL, stderr=open(workdir / f"{prefix}.log", "wb"))
+    return ConnectorProcess(list(default_connector_cmd()), config, workdir / f"{prefix}-status.json",
+                            workdir / f"{prefix}.log").start()
 
 
 def _lake(path: Path) -> dict[int, dict]:
@@ -97,8 +96,7 @@ def test_avro_lake_equals_json_lake(request, spark, prefix, workdir, unique_data
         try:
             def lakes(ids: set[int]) -> tuple[dict, dict] | None:
                 for proc in procs:
-                    assert proc.poll() is None, (workdir / f"{prefix}a.log").read_text(errors="replace")[-3000:] \
-                        + (workdir / f"{prefix}j.log").read_text(errors="replace")[-3000:]
+                    proc.assert_running()  # fails at once with that connector's log
                 got = []
                 for side, extra in (("j", []), ("a", ["--value-format", "avro", "--schema-registry-url", registry.url])):
                     argv = ["--bootstrap-servers", broker.bootstrap_servers,
@@ -119,10 +117,4 @@ def test_avro_lake_equals_json_lake(request, spark, prefix, workdir, unique_data
             assert registry.subjects()  # the Avro side really went through the registry
         finally:
             for proc in procs:
-                proc.terminate()
-            for proc in procs:
-                try:
-                    proc.wait(20)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
-                    proc.wait(5)
+                proc.stop(20)

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import os
 import random
-import subprocess
-import sys
 import time
 from decimal import Decimal
 from pathlib import Path
@@ -26,6 +24,7 @@ pytest.importorskip("deltalake")
 from deltalake import DeltaTable  # noqa: E402
 
 from spark_sink.mirror import main as mirror  # noqa: E402
+from tests.support.connector_process import ConnectorProcess, default_connector_cmd  # noqa: E402
 
 # The suite's 600 s is not enough at load 15 on 2 cores: the Spark session took 105 s to start and each drain
 # a minute or more (with worker restarts); on a quiet machine the test takes ~4 min.
@@ -82,7 +81,7 @@ def _normalise(rows: dict[int, dict]) -> dict[int, dict]:
             for k, row in rows.items()}
 
 
-def _connector(server, broker, database: str, prefix: str, workdir: Path) -> subprocess.Popen:
+def _connector(server, broker, database: str, prefix: str, workdir: Path) -> ConnectorProcess:
     props = {
         "debezium.sink.type": "kafka",
         "debezium.sink.kafka.producer.bootstrap.servers": broker.bootstrap_servers,
@@ -98,23 +97,21 @@ def _connector(server, broker, database: str, prefix: str, workdir: Path) -> sub
     }
     config = workdir / "application.properties"
     config.write_text("".join(f"{k}={v}\n" for k, v in props.items()))
-    return subprocess.Popen([sys.executable, "-m", "connector.cli", "run", str(config)],
-                            stdout=subprocess.DEVNULL, stderr=open(workdir / "connector.log", "wb"))
+    return ConnectorProcess(list(default_connector_cmd()), config, workdir / "status.json",
+                            workdir / "connector.log").start()
 
 
-def _wait_for_table(path: Path, proc: subprocess.Popen, argv: list[str], spark, workdir: Path,
+def _wait_for_table(path: Path, proc: ConnectorProcess, argv: list[str], spark, workdir: Path,
                     want, columns, deadline_s: float = 300.0) -> dict:
     end = time.monotonic() + deadline_s
     got: dict = {}
     while time.monotonic() < end:
-        if proc.poll() is not None:
-            break
+        proc.assert_running()  # fails at once with the connector's log
         mirror(argv, spark)  # a fresh query each time: restarts from the checkpoint
         got = _normalise(_lake(path, columns))
         if got == want:
             return got
-    log = (workdir / "connector.log").read_text(errors="replace")[-3000:]
-    reason = f"connector rc={proc.poll()}, lake={got!r}\nconnector log tail:\n{log}"
+    reason = f"lake={got!r}\nconnector log tail:\n{proc.log_tail()}"
     if not got and not os.environ.get("SPARK_SINK_LIVE_STRICT"):
         pytest.skip("connector delivered nothing yet: " + reason)
     pytest.fail(f"lake != SELECT * after {deadline_s}s: want {want!r}\n{reason}")
@@ -170,9 +167,4 @@ def test_live_connector_to_delta(request, spark, prefix, workdir, unique_databas
         assert set(final) == {6} and final[6]["note"] == "added"
         assert isinstance(final[6]["amount"], Decimal)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
+        proc.stop(20)

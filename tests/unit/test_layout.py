@@ -35,3 +35,29 @@ def test_no_test_module_over_400_lines() -> None:
     too_long = {str(p.relative_to(ROOT)): n for p in (ROOT / "tests").rglob("*.py")
                 if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400}
     assert not too_long, f"split these test modules by what they test: {too_long}"
+
+
+def test_no_object_new_or_dict_tricks() -> None:
+    """State is declared (dataclasses, slots, side maps), never copied or planted through `__dict__`, and objects are
+    built by their constructors, never by `X.__new__(X)` (issue 26). Checked on the syntax tree, so a comment or
+    a docstring that names them does not count."""
+    import ast
+
+    found = []
+    for package in ("connector", "snapshot", "schema_history", "spark_sink"):
+        for path in (ROOT / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Attribute) and node.attr in ("__dict__", "__new__"):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} .{node.attr}")
+                elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "vars":
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} vars()")
+    assert not found, f"declare the state instead: {found}"
+
+
+def test_readme_is_a_front_door() -> None:
+    """README.md stays short (<= 200 lines) and sends the reader to the pages issue 26 asked for."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 200, "README.md is a front door: move the detail into docs/"
+    pages = ("ARCHITECTURE", "CONFIGURATION", "PERFORMANCE", "DIFFERENCES", "TESTING")
+    missing = [p for p in pages if not (ROOT / "docs" / f"{p}.md").exists() or f"docs/{p}.md" not in readme]
+    assert not missing, f"docs pages missing or not linked from README.md: {missing}"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from connector.binlog.position import BinlogPosition
+from connector.offsets.position import BinlogPosition
 from connector.binlog.reader import BinlogReader
 from connector.config.loaders import load_config
 from connector.daemon import connection_params

@@ -11,7 +11,7 @@ import pytest
 from pymysqlreplication.event import FormatDescriptionEvent, HeartbeatLogEvent
 
 from connector.binlog.connection import ConnectionParams
-from connector.binlog.position import BinlogPosition
+from connector.offsets.position import BinlogPosition
 from connector.binlog.reader import BinlogReader
 from connector.binlog.wire_events import COMMIT_EVENTS
 from connector.ops.metrics import StreamingStats

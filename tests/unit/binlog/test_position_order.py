@@ -1,7 +1,7 @@
 """Binlog positions order by file number: after mysql-bin.999999 the server writes mysql-bin.1000000 (issue 24)."""
 from __future__ import annotations
 
-from connector.binlog.position import BinlogPosition, binlog_file_key
+from connector.offsets.position import BinlogPosition, binlog_file_key
 
 
 def test_file_numbers_past_999999_order_as_numbers() -> None:

@@ -63,3 +63,19 @@ def test_every_property_is_declared_once_and_used():
     # a dataclass default written by hand next to a declared property would drift: every held field's default
     # is the declaration's (prop() makes it so; this catches a field that names its property in a comment only)
     assert len(held) == len(set(held.values()))
+
+
+def test_every_property_read_by_name_is_declared():
+    """The other direction: a property a settings builder reads by its name (`r.get("...")`, `raw.get("...")`) is
+    declared in fields.py, or belongs to a declared family of names (PATTERN_PROPERTIES); a read of a name no
+    declaration knows would take a value `binlog-cdc properties`, the docs and the typo check never heard of."""
+    import re
+
+    from connector.config.fields import BY_NAME, PATTERN_PROPERTIES
+
+    root = DOC.parents[1] / "connector" / "config"
+    read = {name for p in root.glob("*.py")
+            for name in re.findall(r"\b(?:r|raw|reader)\.get\(\s*[\"']([a-z][\w.]+)[\"']", p.read_text("utf-8"))}
+    assert len(read) > 20  # the pattern still finds the reads
+    undeclared = sorted(n for n in read if n not in BY_NAME and not any(p.fullmatch(n) for p in PATTERN_PROPERTIES))
+    assert not undeclared, f"read by name but declared nowhere (connector/config/fields.py): {undeclared}"

@@ -8,13 +8,13 @@ import json
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
-from connector.binlog.position import SourceOffset, TransactionState
+from connector.offsets.position import SourceOffset, TransactionState
 from connector.config.loaders import load_server_properties
 from connector.config.modes import Operation
 from connector.config.settings import Settings
 from connector.daemon import table_schema_builder
 from connector.dispatch.dispatcher import Dispatcher
-from connector.dispatch.encoder import Transforms
+from connector.transforms.chain import Transforms
 from connector.config.table_filter import TableFilter
 from connector.events.kinds import ConnectRecord, NotificationRecord, RecordKind
 from connector.kafka.writer import OutRecord

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from connector.dispatch.encoder import IdentityTransform, RecordEncoder
+from connector.dispatch.encoder import RecordEncoder
+from connector.transforms.chain import IdentityTransform
 from connector.events.kinds import ConnectRecord, LogicalRecord, RecordKind
 from connector.kafka.writer import OutRecord
 from connector.serde.avro import JsonSide, RecordSerializer

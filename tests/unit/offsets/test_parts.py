@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from connector.binlog.position import SourceOffset, TransactionState
+from connector.offsets.position import SourceOffset, TransactionState
 from connector.offsets.parts import IncrementalSnapshotSlot, SnapshotMarker, compose_offset
 from connector.offsets.store import render_offset
 

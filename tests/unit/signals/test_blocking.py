@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from connector.binlog.position import BLOCKING, INCREMENTAL, SourceOffset
+from connector.offsets.position import BLOCKING, INCREMENTAL, SourceOffset
 from schema_history.model import TableId
 from snapshot.blocking import StatementRejected, checked_statement
 

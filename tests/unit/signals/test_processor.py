@@ -7,7 +7,7 @@ import logging
 from dataclasses import replace
 from typing import Any
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.config.modes import Operation
 from connector.signals.actions import ExecuteSnapshot, SignalRecord
 from connector.signals.channels import SignalQueue

@@ -3,7 +3,7 @@ signals_control-readonly-mysql) and MariaDB's consistent-view positions (snapsho
 
 from __future__ import annotations
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.gtids.sets import GtidSet
 from connector.events.changes import EventSource
 from snapshot.incremental.read_only import GtidWatermarks

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.config import load_config
 from connector.config.modes import NewTablesMode
 from connector.config.settings import FilterSettings

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pymysql
 import pytest
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.errors import ServerSetupError
 from connector.offsets.parts import IncrementalSnapshotSlot
 from schema_history.model import Column, Table, TableId

@@ -1,7 +1,7 @@
 """The resume information a snapshot record's offset carries (snapshot/resume.py)."""
 from __future__ import annotations
 
-from connector.binlog.position import SNAPSHOT_INITIAL, SourceOffset
+from connector.offsets.position import SNAPSHOT_INITIAL, SourceOffset
 from schema_history.model import TableId
 from snapshot.resume import RESUME_KEY, RESUME_TABLE, ResumePoint, SnapshotResume, encode_key
 

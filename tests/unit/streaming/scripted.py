@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterator, Mapping
 from pymysqlreplication.event import HeartbeatLogEvent, QueryEvent, RotateEvent, XidEvent
 from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateRowsEvent, WriteRowsEvent
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.binlog.reader import PositionedEvent
 from connector.config.loaders import load_server_properties
 from connector.config.settings import Settings

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from typing import Iterable
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.binlog.reader import PositionedEvent
 from connector.config.modes import SnapshotMode
 from connector.coordinator import Coordinator

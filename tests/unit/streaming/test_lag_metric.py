@@ -8,7 +8,7 @@ from typing import Iterator
 
 from pymysqlreplication.event import FormatDescriptionEvent, HeartbeatLogEvent
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.binlog.reader import PositionedEvent
 from connector.ops.metrics import StreamingStats
 from connector.offsets.memory_store import MemoryOffsetStore

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.offsets.memory_store import MemoryOffsetStore
 from schema_history.stores.memory import MemoryHistoryStore
 from tests.unit.streaming.scripted import Binlog, Pipeline, Sent, settings
