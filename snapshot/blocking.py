@@ -132,7 +132,6 @@ class BlockingSnapshot:
 
     def _run(self, action: ExecuteSnapshot, tables: list[TableId], source: EventSource, offset: SourceOffset
              ) -> None:
-        metrics = self._metrics
         started = time.monotonic()
         try:
             conn = self._connect()

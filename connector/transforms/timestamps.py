@@ -13,7 +13,6 @@ calendar is Julian, and text the pattern does not match (Kafka stops the task th
 from __future__ import annotations
 
 import datetime as dt
-import re
 from typing import Any, Callable
 
 from connector.events.kinds import ConnectRecord

@@ -17,7 +17,7 @@ Rules reproduced (each checked against real Debezium 3.6 output, `tests/fixtures
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from schema_history.ddl.cursor import Cursor
 from schema_history.ddl.tokens import Kind
