@@ -179,3 +179,15 @@ def run_until_exit(config: Path, workdir: Path, timeout: float = 120) -> tuple[i
         return proc.wait_exit(timeout), proc
     finally:
         proc.stop()
+
+
+def run_until_streaming(config: Path, workdir: Path, timeout: float = 120) -> ConnectorProcess:
+    """`binlog-cdc run config` until it streams, then a graceful stop that must exit 0; the process (for its
+    log)."""
+    proc = ConnectorProcess(list(default_connector_cmd()), config, workdir / "status.json",
+                            workdir / "connector.log").start()
+    try:
+        proc.wait_streaming(timeout)
+    finally:
+        assert proc.stop() == 0, proc.log_tail()
+    return proc

@@ -10,7 +10,7 @@ import pytest
 
 from tests.conformance.config import write_properties
 from tests.support.connector_config import connector_properties
-from tests.support.connector_process import ConnectorProcess, default_connector_cmd
+from tests.support.connector_process import run_until_streaming
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -21,12 +21,7 @@ def _logged(tmp_path, server, broker, database: str, **extra: str) -> dict[str, 
     props["debezium.source.schema.history.internal.kafka.sasl.jaas.config"] = "user=u pass=p"
     config = tmp_path / "c.properties"
     write_properties(config, props)
-    proc = ConnectorProcess(list(default_connector_cmd()), config, tmp_path / "s.json", tmp_path / "c.log").start()
-    try:
-        proc.wait_streaming(120)
-    finally:
-        assert proc.stop() == 0
-    log = proc.run_log()
+    log = run_until_streaming(config, tmp_path).run_log()
     block = log.split("Starting MySqlConnectorTask with configuration:\n", 1)[1]
     return dict(re.findall(r"^   (\S+) = (.*)$", block.split("\n2")[0], re.MULTILINE))
 

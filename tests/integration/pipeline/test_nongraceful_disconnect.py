@@ -9,7 +9,7 @@ import pytest
 
 from tests.conformance.config import write_properties
 from tests.support.connector_config import connector_properties
-from tests.support.connector_process import ConnectorProcess, default_connector_cmd
+from tests.support.connector_process import run_until_streaming
 from tests.support.tcp_proxy import TcpProxy
 from tests.support.waiting import wait_until
 
@@ -26,11 +26,7 @@ def test_the_binlog_connection_alone_ends_with_a_reset(nongraceful, mariadb, bro
         props["debezium.source.database.port"] = str(proxy.port)
         config = tmp_path / "c.properties"
         write_properties(config, props)
-        proc = ConnectorProcess(list(default_connector_cmd()), config, tmp_path / "s.json", tmp_path / "c.log").start()
-        try:
-            proc.wait_streaming(120)
-        finally:
-            assert proc.stop() == 0
+        run_until_streaming(config, tmp_path)
         # every connection the connector opened has ended by the time it exited; the forwarder saw each end
         wait_until(lambda: len(proxy.endings) == proxy.accepted, 30, "every connection's end",
                    state=lambda: (proxy.accepted, proxy.endings))
