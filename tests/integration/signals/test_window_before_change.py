@@ -65,6 +65,15 @@ def test_a_window_closed_by_a_change_goes_out_at_an_offset_a_restart_streams_tha
     records = Records()
     snapshot = IncrementalSnapshot(lambda: mariadb.connect(database, root=False), None, Schema(table), records,
                                    chunk_size=10, context=context, watermarks=ViewPositionWatermarks())
+    try:
+        _close_a_window_with_an_update(mariadb, database, table_id, snapshot, records)
+    finally:
+        snapshot._close()  # the chunk connection (no public close: streaming owns it for the process's life)
+
+
+def _close_a_window_with_an_update(mariadb, database: str, table_id: TableId, snapshot: IncrementalSnapshot,
+                                   records: Records) -> None:
+    context = snapshot.context
     snapshot.read_chunk()  # the chunk's rows, as of its view V, wait in the window
     assert context.current is not None and snapshot.needs_rows(table_id)
 
@@ -88,4 +97,3 @@ def test_a_window_closed_by_a_change_goes_out_at_an_offset_a_restart_streams_tha
     # event 1, row `row`: the handler re-emits that event's rows from index `row` on, so the change (index 0) too.
     assert (last_read.file, last_read.pos, last_read.event) == (file, start, 1)
     assert last_read.row == 0, f"the window's offset covers the change it went out before: {last_read}"
-    snapshot._close()
