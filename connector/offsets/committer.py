@@ -18,7 +18,7 @@ from typing import Any, Callable, Protocol
 
 from connector.offsets.store import OffsetFlushTimeout, OffsetStore
 from connector.offsets.tracker import OffsetTracker
-from connector.ops.write_behind import WriteBehind
+from connector.offsets.write_behind import WriteBehind
 
 __all__ = ["OffsetCommitter", "Flushable"]
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from connector.ops.write_behind import WriteBehind
+from connector.offsets.write_behind import WriteBehind
 
 __all__ = ["StatusFile"]
 
