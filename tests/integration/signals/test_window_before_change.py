@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from connector.binlog.position import SourceOffset
+from connector.offsets.position import SourceOffset
 from connector.config.modes import Operation
 from connector.events.changes import EventSource, RowChange
 from connector.signals.processor import SignalingEmitter
