@@ -15,6 +15,10 @@ _DEFAULTS: dict[str, str] = {
     "acks": "all",
     "enable.idempotence": "true",
     "partitioner": "murmur2_random",
+    # librdkafka asks for the idempotent producer id only once a broker learned from the metadata is connected,
+    # and retries every 500 ms; connecting lazily (on the first record) makes that ~1 s after the start, eagerly
+    # 0.5 s: the first record of a start or an HA takeover gets out half a second sooner.
+    "enable.sparse.connections": "false",
 }
 
 # Java producer property -> librdkafka property of the same meaning under another name.

@@ -36,7 +36,10 @@ def consume_all(bootstrap_servers: str, topics: dict[str, int], timeout: float =
         return []
     consumer = Consumer({"bootstrap.servers": bootstrap_servers, "group.id": "binlog-cdc-test-dump",
                          "enable.auto.commit": False, "enable.partition.eof": True,
-                         "isolation.level": "read_committed", "auto.offset.reset": "earliest"})
+                         "isolation.level": "read_committed", "auto.offset.reset": "earliest",
+                         # the end of a partition is an empty fetch: the broker holds it for this long (500 ms
+                         # by default, which every read-back would pay)
+                         "fetch.wait.max.ms": 10})
     records: list[KafkaRecord] = []
     pending = {(tp.topic, tp.partition) for tp in assignments}
     try:
