@@ -5,7 +5,7 @@ Why: every `binlog-cdc` start spends ~1 s of CPU importing (sqlglot, pymysqlrepl
 and the project) before it does anything, and the suite starts hundreds. A fork of a process that has done so starts
 in milliseconds. The zygote has no threads (librdkafka starts its threads only with a client), so a fork is safe.
 
-Requests:  {"argv": [...], "env": {...}, "cwd": str|null, "log": path}
+Requests:  {"argv": [...], "env": {...}, "cwd": str|null, "log": path, "err": path (optional)}
 Replies:   {"pid": n} or {"error": "..."};  at any time  {"exit": pid, "code": rc}  (rc < 0: killed by that signal)
 """
 from __future__ import annotations
@@ -46,11 +46,15 @@ def _run_child(request: dict, control: socket.socket, wakeup_r: int, wakeup_w: i
         os.close(wakeup_w)
         os.setsid()
         log = os.open(request["log"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        # "err": stderr to a file of its own (a command whose streams a test reads apart), else with stdout
+        err = os.open(request["err"], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644) if request.get("err") else log
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
         os.dup2(log, 1)
-        os.dup2(log, 2)
+        os.dup2(err, 2)
         os.close(log)
+        if err != log:
+            os.close(err)
         os.close(devnull)
         if request.get("cwd"):
             os.chdir(request["cwd"])

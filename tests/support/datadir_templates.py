@@ -8,8 +8,8 @@ instance: MySQL's `auto.cnf` (the server UUID, which GTIDs carry) is dropped so 
 and the binlog index, which names files by absolute path, is rewritten for the new data directory.
 
 Templates live in the system temp directory, shared by the xdist workers (a lock file serialises building one)
-and by later sessions. An option file naming other paths (TLS certificates in a test's temp directory) is not
-templated: its key would be unique, so a template would only cost a copy.
+and by later sessions. An option file naming other paths is not templated: its key would be unique, so a template
+would only cost a copy. TLS certificate paths are the exception: initialisation does not read them.
 """
 from __future__ import annotations
 
@@ -31,10 +31,17 @@ def templates_root() -> Path | None:
     return Path(where) if where else Path(tempfile.gettempdir()) / f"binlog-cdc-datadir-templates-{os.getuid()}"
 
 
+TLS_FILE_OPTIONS = ("ssl_ca=", "ssl_cert=", "ssl_key=", "ssl-ca=", "ssl-cert=", "ssl-key=")
+
+
 def template_key(flavour: str, version: str, cnf_text: str, workdir: Path, port: int) -> str | None:
     """The key of this option file's template, or None when it names paths outside the instance."""
     normal = [line.replace(str(workdir), "@WORKDIR@") for line in cnf_text.splitlines()
               if not line.startswith("port=")]
+    # Where the TLS files are does not change what initialisation writes (the server reads them when it starts):
+    # a TLS server's template is keyed by which TLS options it has, not by the test's temp directory.
+    normal = [line.split("=", 1)[0] + "=@TLS-FILE@" if line.startswith(TLS_FILE_OPTIONS) else line
+              for line in normal]
     foreign = [line for line in normal if "/" in line and "@WORKDIR@" not in line
                and not line.startswith(("basedir=", "lc-messages-dir=", "character-sets-dir=", "plugin-dir="))]
     if foreign:

@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -84,9 +85,10 @@ class Zygote:
                 return replies[0]  # requests are sent one at a time, each waiting for its reply
         raise RuntimeError(f"no answer from the connector zygote within {timeout:.0f} s")
 
-    def spawn(self, argv: list[str], env: dict[str, str], cwd: Path | None, log: Path) -> "WarmProcess":
+    def spawn(self, argv: list[str], env: dict[str, str], cwd: Path | None, log: Path,
+              err: Path | None = None) -> "WarmProcess":
         self._sock.sendall((json.dumps({"argv": argv, "env": env, "cwd": str(cwd) if cwd else None,
-                                        "log": str(log)}) + "\n").encode())
+                                        "log": str(log), "err": str(err) if err else None}) + "\n").encode())
         reply = self._reply(timeout=60)
         if "error" in reply:
             raise OSError(reply["error"])
@@ -147,7 +149,8 @@ class WarmLauncher:
     def __init__(self) -> None:
         self._zygote: Zygote | None = None
 
-    def launch(self, argv: list[str], env: dict[str, str] | None, cwd: Path | None, log: Path) -> WarmProcess | None:
+    def launch(self, argv: list[str], env: dict[str, str] | None, cwd: Path | None, log: Path,
+               err: Path | None = None) -> WarmProcess | None:
         if os.environ.get("BINLOG_CDC_TEST_COLD_START") == "1":
             return None
         env = dict(os.environ if env is None else env)
@@ -155,7 +158,25 @@ class WarmLauncher:
             self._zygote = Zygote()
         if not self._zygote.serves(env):
             return None
-        return self._zygote.spawn(argv, env, cwd, log)
+        return self._zygote.spawn(argv, env, cwd, log, err)
+
+    def run(self, argv: list[str], timeout: float, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+        """`argv` (this checkout's console script and its arguments) to its exit, as `subprocess.run(argv,
+        capture_output=True, text=True, timeout=timeout)` would run it; forked from the zygote where it can be."""
+        with tempfile.TemporaryDirectory(prefix="binlog-cdc-cli-") as scratch:
+            out, err = Path(scratch) / "stdout", Path(scratch) / "stderr"
+            proc = self.launch(argv, env, None, out, err)
+            if proc is None:
+                return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env,
+                                      stdin=subprocess.DEVNULL)
+            try:
+                code = proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+                raise
+            return subprocess.CompletedProcess(argv, code, out.read_text(errors="replace"),
+                                               err.read_text(errors="replace"))
 
 
 # One per test process (each xdist worker, each script): the zygote is that process's helper, like its servers.

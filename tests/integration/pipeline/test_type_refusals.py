@@ -7,14 +7,12 @@ the fix (docs/DIFFERENCES.md):
 """
 from __future__ import annotations
 
-import subprocess
 import uuid
 
 import pytest
 
 from tests.conformance.config import write_properties
-from tests.support.connector_process import ConnectorProcess
-from tests.support.connector_process import default_connector_cmd
+from tests.support.connector_process import ConnectorProcess, default_connector_cmd, run_cli
 from tests.support.connector_config import connector_properties
 from tests.support.servers import MariaDBServer, Profile
 
@@ -28,8 +26,7 @@ def test_inet_and_uuid_columns_stop_the_snapshot_like_debezium(mariadb, broker, 
                     database=database)
     config = tmp_path / "c.properties"
     write_properties(config, connector_properties(tmp_path, mariadb, broker, database, "n" + uuid.uuid4().hex[:6]))
-    result = subprocess.run([*default_connector_cmd(), "run", str(config)], capture_output=True, text=True,
-                            timeout=120)
+    result = run_cli("run", str(config))
     assert result.returncode != 0
     assert "unrecognized data type near 'inet4'" in result.stderr, result.stderr[-2000:]
     assert "CREATE TABLE `net_t`" in result.stderr

@@ -13,7 +13,8 @@ class NoBroker:
     bootstrap_servers = "127.0.0.1:9"  # validate never reaches Kafka
 
 
-@pytest.fixture(scope="module")
+# One per worker for every module here: the files are only read, and the JKS stores take two JVM starts (~3 s).
+@pytest.fixture(scope="session")
 def pki(tmp_path_factory: pytest.TempPathFactory) -> TestPki:
     return TestPki.create(tmp_path_factory.mktemp("pki"))
 

@@ -17,7 +17,7 @@ from connector.config.loaders import load_config
 from connector.daemon import connection_params
 from connector.errors import ServerSetupError
 from tests.conformance.config import write_properties
-from tests.support.connector_process import default_connector_cmd
+from tests.support.connector_process import run_cli
 from tests.integration.service.support import new_prefix, start_connector
 from tests.support.certs import TestPki
 from tests.support.connector_config import connector_properties
@@ -38,8 +38,7 @@ def write_config(tmp_path: Path, server: DatabaseServer, broker=None, **ssl: str
 
 
 def validate(config: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([*default_connector_cmd(), "validate", str(config)], capture_output=True, text=True,
-                          timeout=120)
+    return run_cli("validate", str(config))
 
 
 def assert_refused(result: subprocess.CompletedProcess, *needles: str) -> None:
@@ -171,8 +170,7 @@ def test_run_snapshots_and_streams_over_verified_tls(tls_server, pki, broker, tm
     props["debezium.source.database.ssl.ca"] = str(pki.other_ca)
     props["debezium.source.offset.storage.file.filename"] = str(tmp_path / "offsets-2.dat")
     write_properties(config, props)
-    result = subprocess.run([*default_connector_cmd(), "run", str(config)], capture_output=True, text=True,
-                            timeout=120)
+    result = run_cli("run", str(config))
     assert_refused(result, "database.ssl.mode=verify_identity", "certificate rejected", "database.ssl.ca")
 
 

@@ -30,11 +30,6 @@ BASE = ("debezium.sink.type=kafka\ndebezium.sink.kafka.producer.bootstrap.server
         "debezium.source.database.server.id=1\ndebezium.format.value=avro\n")
 
 
-@pytest.fixture(scope="module")
-def pki(tmp_path_factory: pytest.TempPathFactory) -> TestPki:
-    return TestPki.create(tmp_path_factory.mktemp("registry-pki"))
-
-
 def _https(pki: TestPki, cert: str = "good", **kwargs) -> SchemaRegistryServer:
     cert_pem, key_pem = pki.server_pem(cert)
     return SchemaRegistryServer(tls=(str(cert_pem), str(key_pem)), **kwargs)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.conformance.config import write_properties
-from tests.support.connector_process import default_connector_cmd
+from tests.support.connector_process import run_cli
 from tests.integration.security.conftest import serve
 from tests.integration.service.support import metrics_port, new_prefix, scrape, start_connector
 from tests.support.connector_config import connector_properties
@@ -23,7 +23,7 @@ CANARIES = (DB_PW, JAAS_PW, "canary-store-pw-7f3a")
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*default_connector_cmd(), *args], capture_output=True, text=True, timeout=120)
+    return run_cli(*args)
 
 
 def assert_clean(where: str, text: str) -> None:

@@ -11,13 +11,12 @@ MariaDB's own binlog compression (`log_bin_compress`, other event types) is not 
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
 
 from connector.config.loaders import load_config
 from connector.daemon import make_offset_store
-from tests.support.connector_process import default_connector_cmd
+from tests.support.connector_process import run_cli
 from tests.integration.service.support import connector_config, new_prefix, start_connector
 from tests.support.kafka_dump import consume_all
 from connector.transforms.config import transform_settings
@@ -126,8 +125,7 @@ def test_mariadb_log_bin_compress_is_refused(mariadb, broker, unique_database, t
     config = connector_config(tmp_path, mariadb, broker, unique_database(mariadb), new_prefix("mzip"))
     mariadb.run_sql("SET GLOBAL log_bin_compress = ON;")
     try:
-        result = subprocess.run([*default_connector_cmd(), "run", str(config)], check=False, capture_output=True,
-                                text=True, timeout=120)
+        result = run_cli("run", str(config))
     finally:
         mariadb.run_sql("SET GLOBAL log_bin_compress = OFF;")
     assert result.returncode == 2, result.stderr[-2000:]

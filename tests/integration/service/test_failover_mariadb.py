@@ -94,9 +94,7 @@ def test_mariadb_failover_from_replica_to_source_by_gtid_position(broker, tmp_pa
 def test_server_id_of_a_registered_replica_is_refused(broker, tmp_path):
     """The connector on the source with the replica's server id would knock the replica off (and itself) at
     every reconnect: it refuses to start, naming the property."""
-    import subprocess
-
-    from tests.support.connector_process import default_connector_cmd
+    from tests.support.connector_process import run_cli
 
     with MariaDBServer(tmp_path / "source", profile=Profile.DEFAULTS) as source, \
             _Replica(tmp_path / "replica", profile=Profile.DEFAULTS) as replica:
@@ -110,8 +108,7 @@ def test_server_id_of_a_registered_replica_is_refused(broker, tmp_path):
         prefix = new_prefix("sid")
         broker.create_topics([prefix])
         config = connector_config(tmp_path, source, broker, "sid", prefix, database_server_id="2")
-        result = subprocess.run([*default_connector_cmd(), "run", str(config)], capture_output=True, text=True,
-                                timeout=60)
+        result = run_cli("run", str(config), timeout=60)
         assert result.returncode != 0
         assert "database.server.id=2 is already used by a replica" in result.stdout + result.stderr
         config = connector_config(tmp_path, source, broker, "sid", prefix, database_server_id="7")

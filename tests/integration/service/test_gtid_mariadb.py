@@ -80,9 +80,7 @@ def _purge_all_but_current(server) -> None:
 
 @pytest.mark.parametrize("own_server", ["mariadb"], indirect=True)
 def test_purged_file_resumes_by_gtid_unless_unseen_transactions_were_purged(own_server, broker, tmp_path):
-    import subprocess
-
-    from tests.support.connector_process import default_connector_cmd
+    from tests.support.connector_process import run_cli
 
     server = own_server
     server.run_sql("CREATE DATABASE pdb; CREATE TABLE pdb.t (id INT PRIMARY KEY)")
@@ -113,7 +111,7 @@ def test_purged_file_resumes_by_gtid_unless_unseen_transactions_were_purged(own_
     # A transaction the connector never saw is purged: refuse, naming the fix.
     server.run_sql("INSERT INTO pdb.t VALUES (3)")
     _purge_all_but_current(server)
-    run = subprocess.run([*default_connector_cmd(), "run", str(config)], capture_output=True, text=True, timeout=60)
+    run = run_cli("run", str(config), timeout=60)
     assert run.returncode == 2, run.stderr[-2000:]
     assert "no longer on the server" in run.stderr and "snapshot.mode=when_needed" in run.stderr
 

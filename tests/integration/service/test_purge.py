@@ -4,11 +4,10 @@ snapshot.mode=when_needed, and with that mode the connector takes a new snapshot
 from __future__ import annotations
 
 import json
-import subprocess
 
 import pytest
 
-from tests.support.connector_process import default_connector_cmd
+from tests.support.connector_process import run_cli
 from tests.integration.service.support import (
     connector_config, metric, metrics_port, new_prefix, scrape, start_connector)
 from tests.support.waiting import wait_until
@@ -48,7 +47,7 @@ def test_purge_estimate_warning_and_purged_position(own_server, broker, tmp_path
 
     current = server.binlog_position()[0]
     server.run_sql(f"PURGE BINARY LOGS TO '{current}'")
-    run = subprocess.run([*default_connector_cmd(), "run", str(config)], capture_output=True, text=True, timeout=60)
+    run = run_cli("run", str(config), timeout=60)
     assert run.returncode == 2
     assert "no longer on the server" in run.stderr and "snapshot.mode=when_needed" in run.stderr
 

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from connector.gtids.sets import GtidSet
-from tests.support.connector_process import default_connector_cmd
+from tests.support.connector_process import run_cli
 from tests.integration.service.support import connector_config, new_prefix, start_connector
 from tests.support.kafka_dump import consume_all
 from tests.support.servers import MySQLServer, Profile
@@ -39,7 +39,7 @@ def _values(broker, topic: str) -> list[dict]:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*default_connector_cmd(), *args], capture_output=True, text=True, timeout=60)
+    return run_cli(*args, timeout=60)
 
 
 def test_tagged_transactions_stream_with_their_gtids_and_resume_from_a_tagged_offset(
