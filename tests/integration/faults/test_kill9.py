@@ -43,7 +43,7 @@ def test_kill_9_five_times(snapshot_kills: int, alter_during_snapshot: bool, enc
     seed = _seed()
     print(f"fault seed {seed} (replay: BINLOG_CDC_FAULT_SEED={seed})")
     plan = FaultPlan(seed=seed, snapshot_kills=snapshot_kills, streaming_kills=KILLS - snapshot_kills,
-                     preload=12000 if snapshot_kills else 2000, alter_during_snapshot=alter_during_snapshot,
+                     preload=8000 if snapshot_kills else 2000, alter_during_snapshot=alter_during_snapshot,
                      alter_every=60 if alter_during_snapshot else 150, encode_workers=encode_workers)
     outcome = FaultRun(mariadb, broker, unique_database(mariadb), tmp_path, plan).run()
     print(outcome.summary())

@@ -29,7 +29,7 @@ def test_kill_9_in_the_snapshot_without_a_signal_table(server_name: str, exactly
     server = request.getfixturevalue(server_name)
     seed = _seed()
     print(f"fault seed {seed} (replay: BINLOG_CDC_FAULT_SEED={seed})")
-    plan = FaultPlan(seed=seed, snapshot_kills=3, streaming_kills=1, exactly_once=exactly_once, preload=12000,
+    plan = FaultPlan(seed=seed, snapshot_kills=3, streaming_kills=1, exactly_once=exactly_once, preload=8000,
                      alter_during_snapshot=False, alter_every=150, signal_table=False)
     database = unique_database(server)
     outcome = FaultRun(server, broker, database, tmp_path, plan).run()
