@@ -33,6 +33,8 @@ class EventSettings:
     extended_headers_enabled: bool = prop("extended.headers.enabled")
     event_processing_failure_handling_mode: modes.EventProcessingFailureHandlingMode = prop(
         "event.processing.failure.handling.mode")
+    event_converting_failure_handling_mode: modes.EventConvertingFailureHandlingMode = prop(
+        "event.converting.failure.handling.mode")
     inconsistent_schema_handling_mode: modes.InconsistentSchemaHandlingMode = prop("inconsistent.schema.handling.mode")
     column_propagate_source_type: tuple[str, ...] = prop("column.propagate.source.type", empty=())
     datatype_propagate_source_type: tuple[str, ...] = prop("datatype.propagate.source.type", empty=())

@@ -293,6 +293,10 @@ FIELDS: tuple[Field, ...] = (
       "taken (not after a start that streams on from its offset)."),
     # --- failures and queueing
     F("event.processing.failure.handling.mode", "fail", E(modes.EventProcessingFailureHandlingMode), "What to do when an event cannot be processed."),
+    F("event.converting.failure.handling.mode", "warn", E(modes.EventConvertingFailureHandlingMode), "A column "
+      "value its converter cannot take (a required ENUM/SET of a binary character set read by the snapshot): fail "
+      "stops naming table, column and binlog position; warn and skip write the column's default (null when it has "
+      "none) and log it at WARN or DEBUG, as Debezium's TableSchemaBuilder does."),
     F("inconsistent.schema.handling.mode", "fail", E(modes.InconsistentSchemaHandlingMode), "What to do when a row event does not match the known schema."),
     F("errors.max.retries", "-1", as_int, "Retries of retriable errors; -1 unlimited."),
     F("errors.tolerance", "none", E(modes.ErrorTolerance), "Kafka Connect's: none stops the connector on a record a "

@@ -44,13 +44,7 @@ REFUSALS: tuple[Refusal, ...] = (
             ("com.mysql.cj.jdbc.driver", "org.mariadb.jdbc.driver")),
     Refusal(r"database\.protocol", "binlog-cdc does not use JDBC; remove it", ("jdbc:mysql", "jdbc:mariadb")),
     Refusal(r"ddl\.parser\.type", "binlog-cdc has its own DDL parser; remove it", ("default", "antlr")),
-    # Debezium's TableSchemaBuilder catches a converter's exception per column: fail stops, warn/skip leave the
-    # column null (a required one then fails in the JsonConverter). binlog-cdc stops on such a value with one line
-    # naming table, position and column (RowValueError): Debezium's fail. Writing the column as null instead is
-    # not implemented yet, and no value has been found that Debezium 3.6.3's converters refuse and these take.
-    Refusal(r"event\.converting\.failure\.handling\.mode", "only fail (stop on a value a converter cannot take, "
-            "naming table, binlog position and column) exists here, and warn, Debezium's default, is accepted as "
-            "that; skip is not implemented yet; remove it", ("warn", "fail")),
+    # event.converting.failure.handling.mode (fail, warn, skip) is implemented (connector/converters/enum_set.py)
     # topic.naming.strategy: Debezium's four MySQL strategies are implemented (connector/events/topic_names.py)
     Refusal(r"topic\.naming\.strategy", "a custom topic naming strategy is a Java class, which a Python connector "
             "cannot load (Debezium's DefaultRegexTopicNamingStrategy and SchemaRegexTopicNamingStrategy are not "
