@@ -199,7 +199,21 @@ FIELDS: tuple[Field, ...] = (
       "record schema names, which Debezium derives from them): io.debezium.schema.DefaultTopicNamingStrategy "
       "(prefix.db.table, characters Kafka refuses become _), DefaultUnicodeTopicNamingStrategy (they and _ become "
       "_uXXXX), SchemaTopicNamingStrategy (prefix.table: a MySQL table has no schema) or "
-      "SchemaUnicodeTopicNamingStrategy; parts joined with topic.delimiter."),
+      "SchemaUnicodeTopicNamingStrategy; parts joined with topic.delimiter. DefaultRegexTopicNamingStrategy and "
+      "SchemaRegexTopicNamingStrategy: the Default/Schema name, when topic.regex matches all of it, rewritten with "
+      "topic.replacement, and the key given the physical table (topic.key.*)."),
+    F("topic.regex", None, as_str, "Regex strategies (required there): a Java regex the whole Default/Schema "
+      "topic name must match to be renamed."),
+    F("topic.replacement", None, as_str, "Regex strategies (required there): the new topic name, Java replacement "
+      "syntax ($1, ${name})."),
+    F("topic.key.enforce.uniqueness", "true", as_bool, "Regex strategies: add a string field naming the physical "
+      "table (the topic name before the regex) to every key, so rows of tables sharing a topic keep apart; a table "
+      "without a primary key gets a key of that field alone."),
+    F("topic.key.field.name", "__dbz__physicalTableIdentifier", as_str, "Regex strategies: that key field's name."),
+    F("topic.key.field.regex", None, as_str, "Regex strategies: a Java regex the physical table name must match "
+      "whole to be rewritten with topic.key.field.replacement in that key field."),
+    F("topic.key.field.replacement", None, as_str, "Regex strategies: the key field's value when "
+      "topic.key.field.regex matches (required with it)."),
     F("topic.cache.size", "10000", as_int, "Accepted for compatibility."),
     F("heartbeat.interval.ms", "0", as_non_negative_int, "Heartbeat interval; 0 disables heartbeats."),
     F("heartbeat.action.query", None, as_str, "SQL run on each heartbeat."),

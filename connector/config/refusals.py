@@ -45,13 +45,13 @@ REFUSALS: tuple[Refusal, ...] = (
     Refusal(r"database\.protocol", "binlog-cdc does not use JDBC; remove it", ("jdbc:mysql", "jdbc:mariadb")),
     Refusal(r"ddl\.parser\.type", "binlog-cdc has its own DDL parser; remove it", ("default", "antlr")),
     # event.converting.failure.handling.mode (fail, warn, skip) is implemented (connector/converters/enum_set.py)
-    # topic.naming.strategy: Debezium's four MySQL strategies are implemented (connector/events/topic_names.py)
+    # topic.naming.strategy: Debezium's six MySQL strategies are implemented (connector/events/topic_names.py)
     Refusal(r"topic\.naming\.strategy", "a custom topic naming strategy is a Java class, which a Python connector "
-            "cannot load (Debezium's DefaultRegexTopicNamingStrategy and SchemaRegexTopicNamingStrategy are not "
-            "implemented yet); use io.debezium.schema.DefaultTopicNamingStrategy, DefaultUnicodeTopicNamingStrategy, "
-            "SchemaTopicNamingStrategy or SchemaUnicodeTopicNamingStrategy, and route topics with transforms "
-            "(RegexRouter)", tuple(f"io.debezium.schema.{n.lower()}topicnamingstrategy"
-                                   for n in ("Default", "DefaultUnicode", "Schema", "SchemaUnicode"))),
+            "cannot load; use one of io.debezium.schema.DefaultTopicNamingStrategy, DefaultUnicodeTopicNamingStrategy, "
+            "SchemaTopicNamingStrategy, SchemaUnicodeTopicNamingStrategy, DefaultRegexTopicNamingStrategy or "
+            "SchemaRegexTopicNamingStrategy, and route topics with transforms (RegexRouter)",
+            tuple(f"io.debezium.schema.{n.lower()}topicnamingstrategy"
+                  for n in ("Default", "DefaultUnicode", "Schema", "SchemaUnicode", "DefaultRegex", "SchemaRegex"))),
     Refusal(r"source\.struct\.version", "only source.struct.version=v2 exists in Debezium 3; remove it", ("v2",)),
     Refusal(r"tasks\.max", "a MySQL connector has exactly one task; set tasks.max=1", ("1",)),
     Refusal(r"snapshot\.locking\.mode\.custom\.name", "custom snapshot locks are Java classes a Python connector "

@@ -119,6 +119,7 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
     events = read_declared(EventSettings, r, column_mappers=column_mappers(raw, r.problems),
                            custom_converters=custom_converters(raw, r.problems))
     topics = read_declared(TopicSettings, r, prefix=prefix)
+    r.problems += topics.regex_problems()
     snapshot = read_declared(
         SnapshotSettings, r, select_overrides=select_overrides(raw, r.problems),
         tables_order_by_row_count=(r.get("snapshot.tables.order.by.row.count") or "disabled").strip().lower(),
