@@ -366,6 +366,10 @@ FIELDS: tuple[Field, ...] = (
     F("signal.data.collection", None, as_str, "Signal table `db.table` (columns id, type, data); also where "
       "incremental snapshots write their watermarks."),
     F("incremental.snapshot.chunk.size", "1024", as_positive_int, "Rows per incremental snapshot chunk."),
+    F("incremental.snapshot.allow.schema.changes", "false", as_bool, "true: an incremental snapshot reads a chunk "
+      "only once the table's result columns were the same in two windows in a row, and drops (and reads again) a "
+      "chunk whose columns changed, so rows read after an ALTER the schema history has not yet taken are never "
+      "converted with the old structure; false: a chunk is read again only when the DDL reaches streaming."),
     F("incremental.snapshot.watermarking.strategy", "insert_insert", as_str, "Watermarks: insert_insert "
       "(insert_delete is refused by name)."),
     F("notification.enabled.channels", None, as_list, "Notification channels: log, sink (jmx is refused by name)."),

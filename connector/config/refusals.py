@@ -25,12 +25,6 @@ class Refusal:
         return re.fullmatch(self.pattern, name) is not None
 
 
-# Not a no-op in Debezium 3.6: with it, an incremental snapshot that sees its table's schema history fall behind
-# re-reads the table's structure from the database and re-selects the current chunk.
-_SIGNALS = ("re-reading a table's structure and re-selecting the current chunk when its schema changes during an "
-            "incremental snapshot is not implemented yet (Debezium's default false is: the chunk is read with the "
-            "schema the history holds); remove it")
-
 REFUSALS: tuple[Refusal, ...] = (
     # post.processors (ReselectColumnsPostProcessor) is implemented: connector/config/post_processors.py
     # notification.enabled.channels (log, sink) and notification.sink.topic.name are implemented
@@ -38,8 +32,8 @@ REFUSALS: tuple[Refusal, ...] = (
     Refusal(r"notification\.(?!enabled\.channels$|sink\.topic\.name$).+",
             "only notification.enabled.channels and notification.sink.topic.name are implemented; remove it"),
     # signal.* (source, kafka and file channels), incremental.snapshot.chunk.size and .watermarking.strategy and
-    # read.only are implemented (connector/signals); the channels and strategies they refuse are refused there
-    Refusal(r"incremental\.snapshot\.allow\.schema\.changes", _SIGNALS, ("false",)),
+    # read.only are implemented (connector/signals); the channels and strategies they refuse are refused there;
+    # incremental.snapshot.allow.schema.changes is implemented (snapshot/incremental/source.py)
     Refusal(r"database\.jdbc\.driver", "binlog-cdc does not use JDBC; remove it",
             ("com.mysql.cj.jdbc.driver", "org.mariadb.jdbc.driver")),
     Refusal(r"database\.protocol", "binlog-cdc does not use JDBC; remove it", ("jdbc:mysql", "jdbc:mariadb")),
