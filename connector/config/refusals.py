@@ -58,18 +58,19 @@ REFUSALS: tuple[Refusal, ...] = (
     Refusal(r"header\.converter(\..+)?", "Kafka Connect JSON: headers are written by SimpleHeaderConverter; "
             "remove it (Debezium Server properties: debezium.format.header=json)",
             ("org.apache.kafka.connect.storage.simpleheaderconverter",)),
-    # Both are implementable, neither is implemented yet. StringConverter writes Connect's Struct.toString() (Java's
-    # toString of every value: ByteBuffer "java.nio.HeapByteBuffer[pos=0 lim=3 cap=3]", BigDecimal, java.util.Date
-    # in the JVM's zone, HashMap order), which the reference harness cannot record (DbzRef serialises with
-    # JsonConverter), so there is no golden to hold it to; Confluent's ProtobufConverter needs its schema
-    # translation, registry subjects and message indexes.
-    Refusal(r"key\.converter", "only JsonConverter and Confluent's AvroConverter are implemented for keys "
-            "(StringConverter and ProtobufConverter are not implemented yet); use one of them",
-            ("org.apache.kafka.connect.json.jsonconverter", "io.confluent.connect.avro.avroconverter")),
-    Refusal(r"value\.converter", "only JsonConverter, Confluent's AvroConverter and Debezium's CloudEventsConverter "
-            "are implemented (StringConverter and ProtobufConverter are not implemented yet); use one of them",
+    # StringConverter is implemented (connector/serde/string_converter.py). Confluent's ProtobufConverter is
+    # implementable and is not implemented: its schema translation (ProtobufData), registry subjects, message
+    # indexes and the protobuf wire encoding are each a converter of their own.
+    Refusal(r"key\.converter", "only JsonConverter, Confluent's AvroConverter and Kafka's StringConverter are "
+            "implemented for keys (ProtobufConverter is not implemented: its schema translation, registry subjects "
+            "and message indexes are not written); use one of them",
             ("org.apache.kafka.connect.json.jsonconverter", "io.confluent.connect.avro.avroconverter",
-             "io.debezium.converters.cloudeventsconverter")),
+             "org.apache.kafka.connect.storage.stringconverter")),
+    Refusal(r"value\.converter", "only JsonConverter, Confluent's AvroConverter, Kafka's StringConverter and "
+            "Debezium's CloudEventsConverter are implemented (ProtobufConverter is not implemented: its schema "
+            "translation, registry subjects and message indexes are not written); use one of them",
+            ("org.apache.kafka.connect.json.jsonconverter", "io.confluent.connect.avro.avroconverter",
+             "org.apache.kafka.connect.storage.stringconverter", "io.debezium.converters.cloudeventsconverter")),
 )
 
 
