@@ -33,6 +33,7 @@ from schema_history.model import Table, TableId
 from snapshot.chunks import DIALECT, ChunkReader, TableScan, key_after, table_expression
 from snapshot.incremental.context import Collection, IncrementalContext, java_key_type
 from snapshot.incremental.read_only import GtidWatermarks, Watermarks
+from snapshot.incremental.schema_check import ResultColumnsChanged, check_chunk_columns, schema_verified
 from snapshot.metrics import SnapshotMetrics
 
 __all__ = ["IncrementalSnapshot", "RowSink", "Tables"]
@@ -100,7 +101,7 @@ class IncrementalSnapshot:
         # how the current table's reading ended (Debezium's TableScanCompletionStatus), set where it is known
         self._status = "SUCCEEDED"
         # incremental.snapshot.allow.schema.changes: read a chunk only once the table's result columns were the
-        # same in two windows in a row, and drop a chunk whose columns differ from them (`_schema_verified`)
+        # same in two windows in a row, and drop a chunk whose columns differ from them (schema_check.py)
         self._allow_schema_changes = allow_schema_changes
 
     # ------------------------------------------------------------ offsets
@@ -304,14 +305,14 @@ class IncrementalSnapshot:
                 assert collection is not None
                 try:
                     self._status = "SUCCEEDED"
-                    if self._allow_schema_changes and not self._schema_verified(conn, collection.table):
+                    if self._allow_schema_changes and not schema_verified(conn, context, collection.table):
                         break  # this window closes empty; the next one verifies again
                     if self._read_table_chunk(conn, collection):
                         if self._progress is not None:
                             self._progress.in_progress(context)
                         break
                     self._scan_completed(self._status)
-                except _ResultColumnsChanged:
+                except ResultColumnsChanged:
                     break  # the chunk was read with other columns than verified: closed empty, verified again
                 except (SignalRejected, FilterRejected, TypeError, pymysql.err.MySQLError) as exc:
                     self._on_skip(context.correlation_id, collection.table, exc)
@@ -383,14 +384,8 @@ class IncrementalSnapshot:
             if self._gtid_marks is not None:
                 self._gtid_marks.before_query(conn)
             reader.open()
-            if self._allow_schema_changes and reader.description != context.result_shape:
-                # Debezium's checkSchemaChanges: the table changed since it was verified, and the schema history
-                # may not have its DDL yet; this chunk is dropped and the next window starts verifying again
-                log.info("incremental snapshot: the columns of %s changed since its schema was verified; the "
-                         "chunk is read again once they are stable", collection.table.dotted())
-                context.result_shape, context.schema_verified = reader.description, False
-                context.revert_chunk()
-                raise _ResultColumnsChanged()
+            if self._allow_schema_changes:
+                check_chunk_columns(context, reader.description, collection.table)
             for batch in reader.chunk():
                 for row in batch:  # keyed by the result's own columns (the schema may lag behind the table)
                     self._window[tuple(row[i] for i in reader.key_index)] = tuple(row)
@@ -410,23 +405,6 @@ class IncrementalSnapshot:
             self._metrics.current_chunk(context.chunk_id, first, reader.last_key)
         context.chunk_end = reader.last_key
         return True
-
-    def _schema_verified(self, conn: pymysql.connections.Connection, table_id: TableId) -> bool:
-        """Debezium's schemaHistoryIsUpToDate: the table's result columns (`SELECT * ... LIMIT 0`) equal to those
-        of the previous window. Two windows give streaming the time to take a DDL the table already has."""
-        context = self.context
-        if context.schema_verified:
-            return True
-        with conn.cursor() as cur:
-            cur.execute(exp.select(exp.Star()).from_(table_expression(table_id)).limit(0).sql(dialect=DIALECT))
-            shape = tuple(cur.description or ())
-        conn.commit()
-        if context.result_shape is not None:
-            context.schema_verified = context.result_shape == shape
-        context.result_shape = shape
-        log.info("incremental snapshot's schema verification of %s passed = %s", table_id.dotted(),
-                 context.schema_verified)
-        return context.schema_verified
 
     def _maximum_key(self, conn: pymysql.connections.Connection, table_id: TableId, key: Sequence[str],
                      where: exp.Expression | None) -> tuple | None:
@@ -487,10 +465,6 @@ class IncrementalSnapshot:
             except pymysql.err.Error:
                 pass
             self._conn = None
-
-
-class _ResultColumnsChanged(Exception):
-    """The chunk query's columns differ from the verified ones (incremental.snapshot.allow.schema.changes)."""
 
 
 def _instant(ns: int) -> str:
