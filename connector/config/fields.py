@@ -308,7 +308,7 @@ FIELDS: tuple[Field, ...] = (
     # --- failures and queueing
     F("event.processing.failure.handling.mode", "fail", E(modes.EventProcessingFailureHandlingMode), "What to do when an event cannot be processed."),
     F("event.converting.failure.handling.mode", "warn", E(modes.EventConvertingFailureHandlingMode), "A column "
-      "value its converter cannot take (a required ENUM/SET of a binary character set read by the snapshot): fail "
+      "value its converter cannot take (an ENUM/SET member of a binary character set, read by the snapshot): fail "
       "stops naming table, column and binlog position; warn and skip write the column's default (null when it has "
       "none) and log it at WARN or DEBUG, as Debezium's TableSchemaBuilder does."),
     F("inconsistent.schema.handling.mode", "fail", E(modes.InconsistentSchemaHandlingMode), "What to do when a row event does not match the known schema."),

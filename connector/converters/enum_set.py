@@ -64,31 +64,28 @@ log = logging.getLogger(__name__)
 
 def _from_snapshot(column: Column, mode: EventConvertingFailureHandlingMode) -> Any:
     """The snapshot's value: the server's text, except for a member of a binary character set (an ENUM in a
-    `CHARSET=binary` table, MediaWiki's `cl_type`), which the driver hands over as bytes. Debezium's converter
-    accepts only a string there (`handleUnknownData`): a nullable column gets null and a WARN line whatever the
-    mode; a NOT NULL one throws, and TableSchemaBuilder applies event.converting.failure.handling.mode: fail
-    stops, warn and skip leave the field unset, so the record carries the column's default (or fails as a required
-    null) and the failure is logged at WARN or DEBUG (golden realworld-mysql, rw_snapshot.mw_categorylinks).
-    Streamed rows carry the member's index and are not affected."""
+    `CHARSET=binary` table, MediaWiki's `cl_type`), which the driver hands over as bytes. Debezium's binlog
+    connectors take only a string there: `handleUnknownData` throws (BinlogValueConverters, nullable columns
+    too), and TableSchemaBuilder applies event.converting.failure.handling.mode: fail stops; warn and skip leave
+    the field unset, so the record carries the column's default, null without one (or fails as a required null),
+    and log the failure at WARN or DEBUG (goldens realworld-mysql for warn, converting_failure-skip). Streamed rows
+    carry the member's index and are not affected."""
     warned = [False]
-    required = not column.optional
-    # Debezium's two messages: TableSchemaBuilder's for a NOT NULL column, handleUnknownData's for a nullable one
-    failure = (f"Failed to properly convert data value for '{column.name}' of type {column.type_name} "
-               "(a member of a binary character set)" if required else
-               f"Unexpected value for column {column.name} ({column.type_name} in a binary character set)")
+    failure = f"Failed to properly convert data value for '{column.name}' of type {column.type_name}"
 
     def convert(value: Any) -> Any:
         if isinstance(value, str):
             return value
-        if required and mode is EventConvertingFailureHandlingMode.FAIL:
+        if mode is EventConvertingFailureHandlingMode.FAIL:
             # a ValueError: the dispatcher names table, column and binlog position in one line and stops
-            raise ValueError(f"{failure}; event.converting.failure.handling.mode=fail")
-        if required and mode is EventConvertingFailureHandlingMode.SKIP:
-            log.debug("%s: written as its default, as Debezium's skip does", failure)
+            raise ValueError(f"{failure} (a member of a binary character set, class={type(value).__name__}); "
+                             "event.converting.failure.handling.mode=fail")
+        if mode is EventConvertingFailureHandlingMode.SKIP:
+            log.debug("%s: written as its default or null", failure)
         elif not warned[0]:  # once per table version: a big table would log every row
             warned[0] = True
-            log.warning("%s: class=%s; written as its default or null, as Debezium does", failure,
-                        type(value).__name__)
+            log.warning("%s (a member of a binary character set, class=%s): written as its default or null, as "
+                        "Debezium does", failure, type(value).__name__)
         return None
 
     return convert
