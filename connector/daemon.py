@@ -162,6 +162,7 @@ def value_settings(settings: Settings) -> ValueSettings:
         include_schema_comments=ev.include_schema_comments,
         enable_time_adjuster=ev.enable_time_adjuster,
         custom_converters=ev.custom_converters,
+        converting_failure_mode=ev.event_converting_failure_handling_mode,
     )
 
 

@@ -114,7 +114,8 @@ def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dis
             return IncrementalSnapshot(connect, signal_table, dispatcher.schema, dispatcher, sig.chunk_size, context,
                                        watermarks=watermarks, metrics=metrics, on_skip=refuse_skip,
                                        progress=IncrementalNotifications(notifier)
-                                       if notifier is not None and notifier.enabled else None)
+                                       if notifier is not None and notifier.enabled else None,
+                                       allow_schema_changes=sig.allow_schema_changes)
 
         if remainder and (signal_table is None or sig.read_only) and marks is not None:
             # The rest of an interrupted initial snapshot, with no signal table to write to: watermarks read

@@ -181,6 +181,11 @@ class ChunkReader:
             self.key_index = [names.index(c) for c in wanted]
         return self.decoders
 
+    @property
+    def description(self) -> tuple:
+        """The open query's result columns as the driver describes them (name, type, sizes, nullability)."""
+        return tuple(self._cursor.description or ()) if self._cursor is not None else ()
+
     def key_of(self, row: Sequence[Any]) -> tuple:
         """The key of a row this reader returned, as Python values."""
         if self.decoders is None:

@@ -199,7 +199,21 @@ FIELDS: tuple[Field, ...] = (
       "record schema names, which Debezium derives from them): io.debezium.schema.DefaultTopicNamingStrategy "
       "(prefix.db.table, characters Kafka refuses become _), DefaultUnicodeTopicNamingStrategy (they and _ become "
       "_uXXXX), SchemaTopicNamingStrategy (prefix.table: a MySQL table has no schema) or "
-      "SchemaUnicodeTopicNamingStrategy; parts joined with topic.delimiter."),
+      "SchemaUnicodeTopicNamingStrategy; parts joined with topic.delimiter. DefaultRegexTopicNamingStrategy and "
+      "SchemaRegexTopicNamingStrategy: the Default/Schema name, when topic.regex matches all of it, rewritten with "
+      "topic.replacement, and the key given the physical table (topic.key.*)."),
+    F("topic.regex", None, as_str, "Regex strategies (required there): a Java regex the whole Default/Schema "
+      "topic name must match to be renamed."),
+    F("topic.replacement", None, as_str, "Regex strategies (required there): the new topic name, Java replacement "
+      "syntax ($1, ${name})."),
+    F("topic.key.enforce.uniqueness", "true", as_bool, "Regex strategies: add a string field naming the physical "
+      "table (the topic name before the regex) to every key, so rows of tables sharing a topic keep apart; a table "
+      "without a primary key gets a key of that field alone."),
+    F("topic.key.field.name", "__dbz__physicalTableIdentifier", as_str, "Regex strategies: that key field's name."),
+    F("topic.key.field.regex", None, as_str, "Regex strategies: a Java regex the physical table name must match "
+      "whole to be rewritten with topic.key.field.replacement in that key field."),
+    F("topic.key.field.replacement", None, as_str, "Regex strategies: the key field's value when "
+      "topic.key.field.regex matches (required with it)."),
     F("topic.cache.size", "10000", as_int, "Accepted for compatibility."),
     F("heartbeat.interval.ms", "0", as_non_negative_int, "Heartbeat interval; 0 disables heartbeats."),
     F("heartbeat.action.query", None, as_str, "SQL run on each heartbeat."),
@@ -293,6 +307,10 @@ FIELDS: tuple[Field, ...] = (
       "taken (not after a start that streams on from its offset)."),
     # --- failures and queueing
     F("event.processing.failure.handling.mode", "fail", E(modes.EventProcessingFailureHandlingMode), "What to do when an event cannot be processed."),
+    F("event.converting.failure.handling.mode", "warn", E(modes.EventConvertingFailureHandlingMode), "A column "
+      "value its converter cannot take (an ENUM/SET member of a binary character set, read by the snapshot): fail "
+      "stops naming table, column and binlog position; warn and skip write the column's default (null when it has "
+      "none) and log it at WARN or DEBUG, as Debezium's TableSchemaBuilder does."),
     F("inconsistent.schema.handling.mode", "fail", E(modes.InconsistentSchemaHandlingMode), "What to do when a row event does not match the known schema."),
     F("errors.max.retries", "-1", as_int, "Retries of retriable errors; -1 unlimited."),
     F("errors.tolerance", "none", E(modes.ErrorTolerance), "Kafka Connect's: none stops the connector on a record a "
@@ -348,6 +366,10 @@ FIELDS: tuple[Field, ...] = (
     F("signal.data.collection", None, as_str, "Signal table `db.table` (columns id, type, data); also where "
       "incremental snapshots write their watermarks."),
     F("incremental.snapshot.chunk.size", "1024", as_positive_int, "Rows per incremental snapshot chunk."),
+    F("incremental.snapshot.allow.schema.changes", "false", as_bool, "true: an incremental snapshot reads a chunk "
+      "only once the table's result columns were the same in two windows in a row, and drops (and reads again) a "
+      "chunk whose columns changed, so rows read after an ALTER the schema history has not yet taken are never "
+      "converted with the old structure; false: a chunk is read again only when the DDL reaches streaming."),
     F("incremental.snapshot.watermarking.strategy", "insert_insert", as_str, "Watermarks: insert_insert "
       "(insert_delete is refused by name)."),
     F("notification.enabled.channels", None, as_list, "Notification channels: log, sink (jmx is refused by name)."),

@@ -23,11 +23,14 @@ from connector.config.settings import KafkaSettings, Settings, TransformCheck, b
 from connector.errors import ConfigError
 
 SOURCE_PREFIX = "debezium.source."
+# Kafka's StringConverter (Connect JSON configurations only: Debezium Server has no such format)
+STRING_CONVERTER = "org.apache.kafka.connect.storage.StringConverter"
 PRODUCER_PREFIX = "debezium.sink.kafka.producer."
 FORMAT_PREFIX = "debezium.format."
 # Kafka Connect converter classes (lower case, as refusals.py compares them) → binlog-cdc's format of that side.
 _CONNECT_CONVERTERS = {"org.apache.kafka.connect.json.jsonconverter": "json",
-                       "io.confluent.connect.avro.avroconverter": "avro", CLOUDEVENTS_CONVERTER.lower(): "cloudevents"}
+                       "io.confluent.connect.avro.avroconverter": "avro", CLOUDEVENTS_CONVERTER.lower(): "cloudevents",
+                       STRING_CONVERTER.lower(): "string"}
 # Debezium Server keeps offsets in a file unless told otherwise.
 SERVER_DEFAULT_OFFSETS_FILE = "data/offsets.dat"
 
@@ -234,7 +237,10 @@ def _kafka_settings(producer: dict[str, str], formats: dict[str, str], header_de
     problems = []
     key_format = formats.get("key", "json")
     value_format = formats.get("value", "json")
+    connect = header_default == "simple"  # a Kafka Connect configuration (Connect's default header converter)
     for side, fmt in (("key", key_format), ("value", value_format)):
+        if fmt == "string" and connect:
+            continue
         if fmt not in ("json", "avro") and not (side == "value" and fmt == "cloudevents"):
             problems.append(f"debezium.format.{side}={fmt!r} is not supported; use json or avro"
                             + (" (or cloudevents for the value)" if side == "key" else ", or cloudevents"))

@@ -121,6 +121,15 @@ class EventProcessingFailureHandlingMode(DebeziumEnum):
     IGNORE = "ignore"
 
 
+class EventConvertingFailureHandlingMode(DebeziumEnum):
+    """What Debezium's TableSchemaBuilder does with a column whose converter throws: fail stops; warn and skip
+    leave the field unset (its default, or null) and log at WARN or DEBUG."""
+
+    FAIL = "fail"
+    WARN = "warn"
+    SKIP = "skip"
+
+
 class InconsistentSchemaHandlingMode(DebeziumEnum):
     FAIL = "fail"
     WARN = "warn"

@@ -25,12 +25,6 @@ class Refusal:
         return re.fullmatch(self.pattern, name) is not None
 
 
-# Not a no-op in Debezium 3.6: with it, an incremental snapshot that sees its table's schema history fall behind
-# re-reads the table's structure from the database and re-selects the current chunk.
-_SIGNALS = ("re-reading a table's structure and re-selecting the current chunk when its schema changes during an "
-            "incremental snapshot is not implemented yet (Debezium's default false is: the chunk is read with the "
-            "schema the history holds); remove it")
-
 REFUSALS: tuple[Refusal, ...] = (
     # post.processors (ReselectColumnsPostProcessor) is implemented: connector/config/post_processors.py
     # notification.enabled.channels (log, sink) and notification.sink.topic.name are implemented
@@ -38,26 +32,20 @@ REFUSALS: tuple[Refusal, ...] = (
     Refusal(r"notification\.(?!enabled\.channels$|sink\.topic\.name$).+",
             "only notification.enabled.channels and notification.sink.topic.name are implemented; remove it"),
     # signal.* (source, kafka and file channels), incremental.snapshot.chunk.size and .watermarking.strategy and
-    # read.only are implemented (connector/signals); the channels and strategies they refuse are refused there
-    Refusal(r"incremental\.snapshot\.allow\.schema\.changes", _SIGNALS, ("false",)),
+    # read.only are implemented (connector/signals); the channels and strategies they refuse are refused there;
+    # incremental.snapshot.allow.schema.changes is implemented (snapshot/incremental/source.py)
     Refusal(r"database\.jdbc\.driver", "binlog-cdc does not use JDBC; remove it",
             ("com.mysql.cj.jdbc.driver", "org.mariadb.jdbc.driver")),
     Refusal(r"database\.protocol", "binlog-cdc does not use JDBC; remove it", ("jdbc:mysql", "jdbc:mariadb")),
     Refusal(r"ddl\.parser\.type", "binlog-cdc has its own DDL parser; remove it", ("default", "antlr")),
-    # Debezium's TableSchemaBuilder catches a converter's exception per column: fail stops, warn/skip leave the
-    # column null (a required one then fails in the JsonConverter). binlog-cdc stops on such a value with one line
-    # naming table, position and column (RowValueError): Debezium's fail. Writing the column as null instead is
-    # not implemented yet, and no value has been found that Debezium 3.6.3's converters refuse and these take.
-    Refusal(r"event\.converting\.failure\.handling\.mode", "only fail (stop on a value a converter cannot take, "
-            "naming table, binlog position and column) exists here, and warn, Debezium's default, is accepted as "
-            "that; skip is not implemented yet; remove it", ("warn", "fail")),
-    # topic.naming.strategy: Debezium's four MySQL strategies are implemented (connector/events/topic_names.py)
+    # event.converting.failure.handling.mode (fail, warn, skip) is implemented (connector/converters/enum_set.py)
+    # topic.naming.strategy: Debezium's six MySQL strategies are implemented (connector/events/topic_names.py)
     Refusal(r"topic\.naming\.strategy", "a custom topic naming strategy is a Java class, which a Python connector "
-            "cannot load (Debezium's DefaultRegexTopicNamingStrategy and SchemaRegexTopicNamingStrategy are not "
-            "implemented yet); use io.debezium.schema.DefaultTopicNamingStrategy, DefaultUnicodeTopicNamingStrategy, "
-            "SchemaTopicNamingStrategy or SchemaUnicodeTopicNamingStrategy, and route topics with transforms "
-            "(RegexRouter)", tuple(f"io.debezium.schema.{n.lower()}topicnamingstrategy"
-                                   for n in ("Default", "DefaultUnicode", "Schema", "SchemaUnicode"))),
+            "cannot load; use one of io.debezium.schema.DefaultTopicNamingStrategy, DefaultUnicodeTopicNamingStrategy, "
+            "SchemaTopicNamingStrategy, SchemaUnicodeTopicNamingStrategy, DefaultRegexTopicNamingStrategy or "
+            "SchemaRegexTopicNamingStrategy, and route topics with transforms (RegexRouter)",
+            tuple(f"io.debezium.schema.{n.lower()}topicnamingstrategy"
+                  for n in ("Default", "DefaultUnicode", "Schema", "SchemaUnicode", "DefaultRegex", "SchemaRegex"))),
     Refusal(r"source\.struct\.version", "only source.struct.version=v2 exists in Debezium 3; remove it", ("v2",)),
     Refusal(r"tasks\.max", "a MySQL connector has exactly one task; set tasks.max=1", ("1",)),
     Refusal(r"snapshot\.locking\.mode\.custom\.name", "custom snapshot locks are Java classes a Python connector "
@@ -70,18 +58,19 @@ REFUSALS: tuple[Refusal, ...] = (
     Refusal(r"header\.converter(\..+)?", "Kafka Connect JSON: headers are written by SimpleHeaderConverter; "
             "remove it (Debezium Server properties: debezium.format.header=json)",
             ("org.apache.kafka.connect.storage.simpleheaderconverter",)),
-    # Both are implementable, neither is implemented yet. StringConverter writes Connect's Struct.toString() (Java's
-    # toString of every value: ByteBuffer "java.nio.HeapByteBuffer[pos=0 lim=3 cap=3]", BigDecimal, java.util.Date
-    # in the JVM's zone, HashMap order), which the reference harness cannot record (DbzRef serialises with
-    # JsonConverter), so there is no golden to hold it to; Confluent's ProtobufConverter needs its schema
-    # translation, registry subjects and message indexes.
-    Refusal(r"key\.converter", "only JsonConverter and Confluent's AvroConverter are implemented for keys "
-            "(StringConverter and ProtobufConverter are not implemented yet); use one of them",
-            ("org.apache.kafka.connect.json.jsonconverter", "io.confluent.connect.avro.avroconverter")),
-    Refusal(r"value\.converter", "only JsonConverter, Confluent's AvroConverter and Debezium's CloudEventsConverter "
-            "are implemented (StringConverter and ProtobufConverter are not implemented yet); use one of them",
+    # StringConverter is implemented (connector/serde/string_converter.py). Confluent's ProtobufConverter is
+    # implementable and is not implemented: its schema translation (ProtobufData), registry subjects, message
+    # indexes and the protobuf wire encoding are each a converter of their own.
+    Refusal(r"key\.converter", "only JsonConverter, Confluent's AvroConverter and Kafka's StringConverter are "
+            "implemented for keys (ProtobufConverter is not implemented: its schema translation, registry subjects "
+            "and message indexes are not written); use one of them",
             ("org.apache.kafka.connect.json.jsonconverter", "io.confluent.connect.avro.avroconverter",
-             "io.debezium.converters.cloudeventsconverter")),
+             "org.apache.kafka.connect.storage.stringconverter")),
+    Refusal(r"value\.converter", "only JsonConverter, Confluent's AvroConverter, Kafka's StringConverter and "
+            "Debezium's CloudEventsConverter are implemented (ProtobufConverter is not implemented: its schema "
+            "translation, registry subjects and message indexes are not written); use one of them",
+            ("org.apache.kafka.connect.json.jsonconverter", "io.confluent.connect.avro.avroconverter",
+             "org.apache.kafka.connect.storage.stringconverter", "io.debezium.converters.cloudeventsconverter")),
 )
 
 

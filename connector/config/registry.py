@@ -156,13 +156,15 @@ def format_option_problems(formats: dict[str, str], side_formats: dict[str, str]
 
 _OK, _UNKNOWN = "ok", "unknown"
 _DESCRIBED = {"json": "JSON (JsonConverter)", "avro": "Avro (Confluent AvroConverter)",
-              "simple": "strings (SimpleHeaderConverter)", "cloudevents": "CloudEvents"}
+              "simple": "strings (SimpleHeaderConverter)", "cloudevents": "CloudEvents",
+              "string": "the record's toString (StringConverter)"}
 _IMPLEMENTED = {
     "json": "JsonConverter options implemented: schemas.enable, schemas.cache.size, decimal.format=BASE64, "
             "replace.null.with.default=true",
     "avro": "AvroConverter options implemented: schema.registry.url, basic.auth.*, schema.registry.ssl.*, "
             + ", ".join(f"{k}={v}" if v else k for k, v in _DEFAULTS_ONLY.items()),
     "simple": "SimpleHeaderConverter takes no options",
+    "string": "StringConverter options implemented: converter.encoding=UTF-8",
     "cloudevents": "shared options do not reach the CloudEvents converter; set debezium.format.value.<name>",
 }
 # Kafka's JsonConverter options whose default is the only behaviour of binlog-cdc's JSON writer (None: any value).
@@ -188,6 +190,11 @@ def _verdict(fmt: str, side: str, name: str, value: str) -> str:
             if fixed is not None and text != fixed.lower():
                 return f"binlog-cdc's JSON converter always does {name}={fixed}; remove the property"
             return _OK
+        return _UNKNOWN
+    if fmt == "string":
+        if name == "converter.encoding":
+            return _OK if text.replace("-", "") == "utf8" else ("binlog-cdc's StringConverter writes UTF-8; "
+                                                                 "remove the property")
         return _UNKNOWN
     if fmt == "avro":
         if name == "schema.registry.url" or name in _ACCESS_NAMES:  # read by the loaders / registry_access

@@ -119,6 +119,7 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
     events = read_declared(EventSettings, r, column_mappers=column_mappers(raw, r.problems),
                            custom_converters=custom_converters(raw, r.problems))
     topics = read_declared(TopicSettings, r, prefix=prefix)
+    r.problems += topics.regex_problems()
     snapshot = read_declared(
         SnapshotSettings, r, select_overrides=select_overrides(raw, r.problems),
         tables_order_by_row_count=(r.get("snapshot.tables.order.by.row.count") or "disabled").strip().lower(),
@@ -162,6 +163,10 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         post_processors=post_processors(raw, r.problems))
     r.problems += ha_problems(settings.ha, "transactional.id" in kafka.producer, offsets.store == OFFSETS_KAFKA,
                               history.store == HISTORY_KAFKA)
+    if settings.encode_workers and "string" in (kafka.key_format, kafka.value_format):
+        # the workers render JsonConverter text only
+        r.problems.append(f"encode.workers={settings.encode_workers} works with the JSON converters only; with "
+                          f"{kafka.key_format}/{kafka.value_format} converters set encode.workers=0")
     if settings.encode_workers and "avro" in (kafka.key_format, kafka.value_format):
         # AvroConverter registers each new schema as it meets it: from several processes the registry's ids
         # would come in another order than Debezium's (one converter), so workers are for JSON only.

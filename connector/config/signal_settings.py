@@ -18,6 +18,7 @@ class SignalSettings:
     data_collection: str | None = prop("signal.data.collection", empty=None)
     channels: tuple[str, ...] = prop("signal.enabled.channels")  # lower case
     chunk_size: int = prop("incremental.snapshot.chunk.size")
+    allow_schema_changes: bool = prop("incremental.snapshot.allow.schema.changes")
     # read.only=true: nothing is ever written to the database; incremental snapshots use GTID watermarks on MySQL
     # (snapshot/incremental/read_only.py, gtid_mode=ON only), the chunk view's binlog position on MariaDB
     # (snapshot/incremental/view_position.py).

@@ -9,6 +9,7 @@ from connector.config.modes import (
     BigIntUnsignedHandlingMode,
     BinaryHandlingMode,
     DecimalHandlingMode,
+    EventConvertingFailureHandlingMode,
     TimePrecisionMode,
 )
 from connector.serde.connect_schema import ConnectSchema
@@ -50,6 +51,8 @@ class ValueSettings:
     # TIME(n) fractions are complemented (python-mysql-replication.md B6) and must be undone here;
     # False for connector/binlog/value_decoders.py, which decodes them correctly.
     binlog_negative_time_fraction_complemented: bool = False
+    # event.converting.failure.handling.mode: what a value Debezium's converter throws on becomes
+    converting_failure_mode: EventConvertingFailureHandlingMode = EventConvertingFailureHandlingMode.WARN
     # converters=... rules (connector/config/custom_converters.py)
     custom_converters: tuple[Any, ...] = ()
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from connector.config.modes import EventConvertingFailureHandlingMode
 from connector.converters.base import Kind, ValueSettings
 from connector.serde.connect_schema import ConnectSchema, Type
 from schema_history.model import Column
@@ -61,21 +62,30 @@ def _binlog_names(column: Column) -> tuple[list[str], dict[str, str]]:
 log = logging.getLogger(__name__)
 
 
-def _from_snapshot(column: Column) -> Any:
+def _from_snapshot(column: Column, mode: EventConvertingFailureHandlingMode) -> Any:
     """The snapshot's value: the server's text, except for a member of a binary character set (an ENUM in a
-    `CHARSET=binary` table, MediaWiki's `cl_type`), which the driver hands over as bytes. Debezium's converter
-    accepts only a string there: it drops the value (`handleUnknownData`, left unset by `TableSchemaBuilder`), so
-    the record carries the column's default, null when optional, or fails as a required null (golden
-    realworld-mysql, rw_snapshot.mw_categorylinks). Streamed rows carry the member's index and are not affected."""
+    `CHARSET=binary` table, MediaWiki's `cl_type`), which the driver hands over as bytes. Debezium's binlog
+    connectors take only a string there: `handleUnknownData` throws (BinlogValueConverters, nullable columns
+    too), and TableSchemaBuilder applies event.converting.failure.handling.mode: fail stops; warn and skip leave
+    the field unset, so the record carries the column's default, null without one (or fails as a required null),
+    and log the failure at WARN or DEBUG (goldens realworld-mysql for warn, converting_failure-skip). Streamed rows
+    carry the member's index and are not affected."""
     warned = [False]
+    failure = f"Failed to properly convert data value for '{column.name}' of type {column.type_name}"
 
     def convert(value: Any) -> Any:
         if isinstance(value, str):
             return value
-        if not warned[0]:
+        if mode is EventConvertingFailureHandlingMode.FAIL:
+            # a ValueError: the dispatcher names table, column and binlog position in one line and stops
+            raise ValueError(f"{failure} (a member of a binary character set, class={type(value).__name__}); "
+                             "event.converting.failure.handling.mode=fail")
+        if mode is EventConvertingFailureHandlingMode.SKIP:
+            log.debug("%s: written as its default or null", failure)
+        elif not warned[0]:  # once per table version: a big table would log every row
             warned[0] = True
-            log.warning("Unexpected value for column %s (%s in a binary character set): class=%s; written as "
-                        "its default or null, as Debezium does", column.name, column.type_name, type(value).__name__)
+            log.warning("%s (a member of a binary character set, class=%s): written as its default or null, as "
+                        "Debezium does", failure, type(value).__name__)
         return None
 
     return convert
@@ -100,7 +110,7 @@ def enum(column: Column, settings: ValueSettings) -> Kind:
             return by_index[value] if value < len(by_index) else ""
         return by_name.get(value, value)
 
-    return Kind(schema, from_binlog, _from_snapshot(column), _default)
+    return Kind(schema, from_binlog, _from_snapshot(column, settings.converting_failure_mode), _default)
 
 
 def set_(column: Column, settings: ValueSettings) -> Kind:
@@ -115,4 +125,4 @@ def set_(column: Column, settings: ValueSettings) -> Kind:
             return ",".join(v for i, v in enumerate(values) if value >> i & 1)
         return ",".join(by_name.get(v, v) for v in sorted(value, key=lambda v: order.get(v, len(order))))
 
-    return Kind(schema, from_binlog, _from_snapshot(column), _default)
+    return Kind(schema, from_binlog, _from_snapshot(column, settings.converting_failure_mode), _default)

@@ -40,7 +40,7 @@ RowRenderer = Callable[[Sequence[Any] | None, Sequence[Any] | None], "RenderedRo
 
 def row_renderer(ts: TableSchema) -> RowRenderer | None:
     """The table version's renderer of binlog row changes, or None when its value images are not its row images."""
-    if not ts.value_images_are_rows:
+    if not ts.value_images_are_rows or not ts.key_is_columns:  # a strategy's key field: the general path
         return None
     write = image_writer(ts)
     if write is None:

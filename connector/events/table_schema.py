@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping, Sequence
 from connector.config.event_settings import TopicSettings
 from connector.config.modes import FieldNameAdjustmentMode, Operation, SchemaNameAdjustmentMode
 from connector.converters.base import ColumnConverter, ValueSettings
-from connector.events.topic_names import data_topic_name, sanitize_topic_name
+from connector.events.topic_names import data_topic_name, key_field_augment, sanitize_topic_name
 from connector.converters.mappers import ColumnMapper
 from connector.converters.registry import base_type_name, resolve
 from connector.events.envelope import TX_BLOCK_SCHEMA, TxBlock
@@ -86,6 +86,8 @@ class TableSchema:
     _value_indexes: tuple[int, ...] | None = None
     # (index in the value image, transform, applies to nulls) for column mappers
     _value_mappers: tuple[tuple[int, Callable[[Any], Any], bool], ...] = ()
+    # values appended to every key after its columns: the regex topic naming strategies' physical table field
+    _key_extra: tuple[Any, ...] = ()
     _key_prefix: str = ""
     _key_suffix: str = "}"
     _value_prefix: str = ""
@@ -130,7 +132,7 @@ class TableSchema:
         """The snapshot's fast path for JSON text records: `encode(raw_row, source_json, ts_ns) -> (key, value)`
         from PyMySQL's per-column `decoders` (connector/events/snapshot_text.py), equal to `key_bytes` + `value_bytes`
         of the converted row; None where it does not apply (column mappers, other result columns)."""
-        if self._value_mappers:
+        if self._value_mappers or self._key_extra:
             return None
         return compile_text_encoder(self, decoders)
 
@@ -147,7 +149,12 @@ class TableSchema:
     def key_values(self, row: Sequence[Any]) -> tuple | None:
         if self.key_schema is None:
             return None
-        return tuple(row[i] for i in self.key_indexes)
+        return tuple(row[i] for i in self.key_indexes) + self._key_extra
+
+    @property
+    def key_is_columns(self) -> bool:
+        """Whether the key holds the key columns' values only (no field the topic naming strategy adds)."""
+        return not self._key_extra
 
     def _map(self, row: Sequence[Any]) -> list:
         out = list(row)
@@ -179,7 +186,7 @@ class TableSchema:
     def key_text(self, row: Sequence[Any]) -> str | None:
         if self.key_schema is None:
             return None
-        payload = self.key_schema.writer([row[i] for i in self.key_indexes])
+        payload = self.key_schema.writer([*(row[i] for i in self.key_indexes), *self._key_extra])
         return self._key_prefix + payload + self._key_suffix
 
     def key_bytes(self, row: Sequence[Any]) -> bytes | None:
@@ -316,12 +323,15 @@ class TableSchemaBuilder:
         index_of = {c.name.lower(): i for i, c in enumerate(table.columns)}
         key_indexes = tuple(index_of[n.lower()] for n in key_names if n.lower() in index_of)
         key_schema = None
-        if key_indexes:
+        # the regex strategies' physical table field, after the key columns; a table without them gets a key too
+        augment = key_field_augment(self.topics, table.id) if self.topics is not None else None
+        extra_fields = () if augment is None else (Field(augment[0], ConnectSchema(Type.STRING)),)
+        if key_indexes or extra_fields:
             key_schema = ConnectSchema(
                 Type.STRUCT,
                 name=f"{name_base}.Key",
                 # key fields never carry the source-type parameters (Debezium adds them with no mapper)
-                fields=tuple(Field(field_names[i], converters[i].schema) for i in key_indexes),
+                fields=tuple(Field(field_names[i], converters[i].schema) for i in key_indexes) + extra_fields,
             )
         envelope = envelope_schema(name_base, value_schema)
         set_columns = tuple(
@@ -337,6 +347,7 @@ class TableSchemaBuilder:
             converters=converters,
             key_indexes=key_indexes,
             schemas_enable=enable,
+            _key_extra=() if augment is None else (augment[1],),
             _set_columns=set_columns,
             _value_indexes=value_indexes,
             _value_mappers=tuple((j, mappers[i].apply, mappers[i].maps_null)

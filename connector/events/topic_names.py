@@ -1,13 +1,20 @@
 """Data topic names as Debezium 3.6's topic naming strategies make them (`topic.naming.strategy`).
 
-The strategies Debezium ships for a MySQL connector, as a table (the regex strategies are refused by name in
-config/refusals.py):
+The strategies Debezium ships for a MySQL connector, as a table:
 
 | class (io.debezium.schema.)          | name parts                       | a character Kafka refuses becomes |
 | DefaultTopicNamingStrategy           | prefix, database, table          | `_`                               |
 | DefaultUnicodeTopicNamingStrategy    | prefix, database, table          | `_uXXXX` (`_` itself too)         |
 | SchemaTopicNamingStrategy            | prefix, table (MySQL: no schema) | `_`                               |
 | SchemaUnicodeTopicNamingStrategy     | prefix, table                    | `_uXXXX`                          |
+| DefaultRegexTopicNamingStrategy      | prefix, database, table; regex   | `_`                               |
+| SchemaRegexTopicNamingStrategy       | prefix, table; regex             | `_`                               |
+
+The regex strategies (AbstractRegexTopicNamingStrategy) rename the sanitized name when `topic.regex` matches all
+of it (`Matcher.matches`, then `replaceFirst(topic.replacement)`; an empty result keeps the name, with a warning);
+the new name is not sanitized again. They also give every key a string field naming the physical table
+(`topic.key.*`, TableSchemaBuilder's key augment): the unsanitized name before the regex, rewritten by
+`topic.key.field.regex` when that matches all of it (`physical_table_identifier`).
 
 The parts are joined with `topic.delimiter`, and the whole name is sanitized (the prefix too): Kafka accepts
 only `[a-zA-Z0-9._-]`; every other UTF-16 code unit is replaced (a character outside the BMP is two units), a
@@ -24,9 +31,10 @@ import string
 from dataclasses import dataclass
 
 from connector.config.event_settings import TopicSettings
+from connector.java.regex import java_regex, java_replacement
 from schema_history.model import TableId
 
-__all__ = ["STRATEGIES", "TopicNamer", "data_topic_name", "sanitize_topic_name"]
+__all__ = ["STRATEGIES", "TopicNamer", "data_topic_name", "key_field_augment", "sanitize_topic_name"]
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +47,7 @@ _MAX_LENGTH = 249
 class Strategy:
     with_database: bool  # Default*: prefix.db.table; Schema*: prefix.table (a MySQL table id has no schema)
     unicode: bool  # UnicodeReplacementFunction instead of `_`
+    regex: bool = False  # AbstractRegexTopicNamingStrategy: topic.regex/replacement, the key's table field
 
 
 _PACKAGE = "io.debezium.schema."
@@ -48,6 +57,8 @@ STRATEGIES: dict[str, Strategy] = {
     (_PACKAGE + "DefaultUnicodeTopicNamingStrategy").lower(): Strategy(with_database=True, unicode=True),
     (_PACKAGE + "SchemaTopicNamingStrategy").lower(): Strategy(with_database=False, unicode=False),
     (_PACKAGE + "SchemaUnicodeTopicNamingStrategy").lower(): Strategy(with_database=False, unicode=True),
+    (_PACKAGE + "DefaultRegexTopicNamingStrategy").lower(): Strategy(with_database=True, unicode=False, regex=True),
+    (_PACKAGE + "SchemaRegexTopicNamingStrategy").lower(): Strategy(with_database=False, unicode=False, regex=True),
 }
 _DEFAULT = STRATEGIES[(_PACKAGE + "DefaultTopicNamingStrategy").lower()]
 
@@ -93,9 +104,36 @@ def _raw_name(topics: TopicSettings, table_id: TableId) -> str:
     return topics.delimiter.join(p for p in parts if p is not None)
 
 
+def _java_replace_whole(pattern: str, replacement: str, text: str) -> str | None:
+    """`Pattern.compile(pattern).matcher(text)`: None unless it `matches()` all of `text`, else `replaceFirst`."""
+    match = java_regex(pattern).fullmatch(text)
+    return None if match is None else match.expand(java_replacement(replacement))
+
+
 def data_topic_name(topics: TopicSettings, table_id: TableId) -> str:
     """The data topic of `table_id` (also the base of its record schema names)."""
-    return sanitize_topic_name(_raw_name(topics, table_id), _strategy(topics).unicode)
+    strategy = _strategy(topics)
+    name = sanitize_topic_name(_raw_name(topics, table_id), strategy.unicode)
+    if strategy.regex and topics.regex:
+        renamed = _java_replace_whole(topics.regex, topics.replacement or "", name)
+        if renamed == "":
+            log.warning("Routing regex returned an empty topic name, propagating original topic")
+        elif renamed is not None:
+            return renamed
+    return name
+
+
+def key_field_augment(topics: TopicSettings, table_id: TableId) -> tuple[str, str] | None:
+    """(field name, value) the regex strategies append to every key of `table_id` (a required string field), or
+    None. The value is the table's unsanitized Default/Schema name, rewritten by topic.key.field.regex when that
+    matches all of it (AbstractRegexTopicNamingStrategy.keyValueAugment)."""
+    if not _strategy(topics).regex or not topics.key_enforce_uniqueness:
+        return None
+    origin = _raw_name(topics, table_id)
+    if topics.key_field_regex and topics.key_field_regex.strip():
+        rewritten = _java_replace_whole(topics.key_field_regex, topics.key_field_replacement or "", origin)
+        origin = origin if rewritten is None else rewritten
+    return topics.key_field_name, origin
 
 
 class TopicNamer:
@@ -110,8 +148,9 @@ class TopicNamer:
         if topic is None:
             raw = _raw_name(self._topics, table_id)
             topic = data_topic_name(self._topics, table_id)
-            if topic != raw:
-                log.warning("Topic '%s' name isn't a valid topic name, replacing it with '%s'.", raw, topic)
+            sanitized = sanitize_topic_name(raw, _strategy(self._topics).unicode)
+            if sanitized != raw:  # the regex strategies rename the sanitized name afterwards, without a warning
+                log.warning("Topic '%s' name isn't a valid topic name, replacing it with '%s'.", raw, sanitized)
             self._cache[table_id] = topic
         return topic
 

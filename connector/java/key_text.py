@@ -19,10 +19,10 @@ from typing import Any, Sequence
 
 from connector.java.text import java_double
 
-__all__ = ["arrays_to_string", "java_value_text"]
+__all__ = ["arrays_to_string", "big_decimal_text", "java_value_text"]
 
 
-def _big_decimal(value: Decimal) -> str:
+def big_decimal_text(value: Decimal) -> str:
     """`BigDecimal.toString()`: plain unless the exponent is positive or the adjusted exponent < -6."""
     sign, digits, exponent = value.as_tuple()
     assert isinstance(exponent, int), "NaN/Infinity are not DECIMAL values"
@@ -78,7 +78,7 @@ def java_value_text(value: Any, null: str = "null") -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, Decimal):
-        return _big_decimal(value)
+        return big_decimal_text(value)
     if isinstance(value, float):
         return java_double(value)
     if isinstance(value, dt.datetime):

@@ -175,20 +175,32 @@ class RecordSerializer:
     value: SideSerializer
 
 
+def _plain_side(fmt: str, schemas_enable: bool) -> SideSerializer:
+    """A side that needs no registry: Kafka's StringConverter or JsonConverter."""
+    if fmt == "string":
+        from connector.serde.string_converter import StringSide
+
+        return StringSide()
+    return JsonSide(schemas_enable)
+
+
 def record_serializer(key_format: str, value_format: str, *, key_registry_url: str | None = None,
                       value_registry_url: str | None = None, key_schemas_enable: bool = True,
                       value_schemas_enable: bool = True, key_access: RegistryAccess | None = None,
                       value_access: RegistryAccess | None = None,
                       value_cloudevents_extensions: bool = True) -> RecordSerializer | None:
-    """The run's converters when either side is Avro or the value CloudEvents; None when both are JSON (the
-    callers' text fast path)."""
+    """The run's converters when either side is Avro or StringConverter, or the value CloudEvents; None when both
+    are JSON (the callers' text fast path)."""
     if value_format == "cloudevents" and key_format != "avro":
         from connector.serde.cloudevents import CloudEventsSide
 
-        return RecordSerializer(JsonSide(key_schemas_enable),
+        return RecordSerializer(_plain_side(key_format, key_schemas_enable),
                                 CloudEventsSide(value_schemas_enable, value_cloudevents_extensions))
     if "avro" not in (key_format, value_format):
-        return None
+        if "string" not in (key_format, value_format):
+            return None
+        return RecordSerializer(_plain_side(key_format, key_schemas_enable),
+                                _plain_side(value_format, value_schemas_enable))
     from connector.serde.schema_registry import SchemaRegistryClient
 
     registries: dict[tuple[str, RegistryAccess], SchemaRegistryClient] = {}
@@ -196,7 +208,7 @@ def record_serializer(key_format: str, value_format: str, *, key_registry_url: s
     def side(fmt: str, url: str | None, schemas_enable: bool, is_key: bool,
              access: RegistryAccess | None) -> SideSerializer:
         if fmt != "avro":
-            return JsonSide(schemas_enable)
+            return _plain_side(fmt, schemas_enable)
         assert url, "the configuration loader requires a schema registry url for avro"
         access = access or RegistryAccess()
         if (url, access) not in registries:  # key and value share one client (and its cache) per registry

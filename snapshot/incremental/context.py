@@ -72,6 +72,10 @@ class IncrementalContext:
         self.last_sent: tuple | None = None
         self.key_types: tuple[JavaKey, ...] = ()
         self.stop_requested: list[str] = []
+        # incremental.snapshot.allow.schema.changes: the current table's result columns as last read, and whether
+        # two windows in a row saw the same (Debezium's context schema and schemaVerificationPassed; not stored)
+        self.result_shape: tuple | None = None
+        self.schema_verified = False
 
     @property
     def running(self) -> bool:
@@ -96,6 +100,7 @@ class IncrementalContext:
         self.collections.popleft()
         self.maximum_key = self.chunk_end = self.last_sent = None
         self.key_types = ()
+        self.result_shape, self.schema_verified = None, False
         if not self.collections:
             self.correlation_id = None
 

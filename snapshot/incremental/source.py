@@ -33,6 +33,7 @@ from schema_history.model import Table, TableId
 from snapshot.chunks import DIALECT, ChunkReader, TableScan, key_after, table_expression
 from snapshot.incremental.context import Collection, IncrementalContext, java_key_type
 from snapshot.incremental.read_only import GtidWatermarks, Watermarks
+from snapshot.incremental.schema_check import ResultColumnsChanged, check_chunk_columns, schema_verified
 from snapshot.metrics import SnapshotMetrics
 
 __all__ = ["IncrementalSnapshot", "RowSink", "Tables"]
@@ -74,7 +75,7 @@ class IncrementalSnapshot:
                  watermarks: Watermarks | None = None,
                  metrics: SnapshotMetrics | None = None,
                  on_skip: Callable[[str | None, TableId, Exception], None] = lambda _id, _table, _exc: None,
-                 progress: Progress | None = None) -> None:
+                 progress: Progress | None = None, allow_schema_changes: bool = False) -> None:
         self._connect = connect
         self._conn: pymysql.connections.Connection | None = None
         self._signal_table = signal_table
@@ -99,6 +100,9 @@ class IncrementalSnapshot:
         self._progress = progress
         # how the current table's reading ended (Debezium's TableScanCompletionStatus), set where it is known
         self._status = "SUCCEEDED"
+        # incremental.snapshot.allow.schema.changes: read a chunk only once the table's result columns were the
+        # same in two windows in a row, and drop a chunk whose columns differ from them (schema_check.py)
+        self._allow_schema_changes = allow_schema_changes
 
     # ------------------------------------------------------------ offsets
     def slot(self) -> IncrementalSnapshotSlot | None:
@@ -301,11 +305,15 @@ class IncrementalSnapshot:
                 assert collection is not None
                 try:
                     self._status = "SUCCEEDED"
+                    if self._allow_schema_changes and not schema_verified(conn, context, collection.table):
+                        break  # this window closes empty; the next one verifies again
                     if self._read_table_chunk(conn, collection):
                         if self._progress is not None:
                             self._progress.in_progress(context)
                         break
                     self._scan_completed(self._status)
+                except ResultColumnsChanged:
+                    break  # the chunk was read with other columns than verified: closed empty, verified again
                 except (SignalRejected, FilterRejected, TypeError, pymysql.err.MySQLError) as exc:
                     self._on_skip(context.correlation_id, collection.table, exc)
                     self._scan_completed(self._status if isinstance(exc, SignalRejected) else "SQL_EXCEPTION")
@@ -376,6 +384,8 @@ class IncrementalSnapshot:
             if self._gtid_marks is not None:
                 self._gtid_marks.before_query(conn)
             reader.open()
+            if self._allow_schema_changes:
+                check_chunk_columns(context, reader.description, collection.table)
             for batch in reader.chunk():
                 for row in batch:  # keyed by the result's own columns (the schema may lag behind the table)
                     self._window[tuple(row[i] for i in reader.key_index)] = tuple(row)

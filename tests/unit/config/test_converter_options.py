@@ -71,7 +71,8 @@ def test_connect_converter_options_and_classes():
         _connect({"key.converter.decimal.format": "NUMERIC"})
     # another class would have been written as JSON: refused by name when the settings are built (refusals.py)
     with pytest.raises(ConfigError, match=r"key.converter"):
-        _connect({**BASE_CONNECT, "key.converter": "org.apache.kafka.connect.storage.StringConverter"}).settings(transform_settings)
+        _connect({**BASE_CONNECT, "key.converter": "io.confluent.connect.protobuf.ProtobufConverter"}).settings(
+            transform_settings)
 
 
 def test_cli_validate_refuses_an_unimplemented_converter_option(tmp_path: Path):
