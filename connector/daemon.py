@@ -9,7 +9,6 @@ Offsets are committed only once Kafka acknowledged every record they cover.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -55,10 +54,11 @@ from connector.ops.metrics import MetricsServer, StreamingCollector, StreamingSt
 from connector.ops.status import StatusFile
 from connector.schema.guardrail import check_guardrail
 from connector.schema.live import LiveSchema
-from connector.schema.tracker import SchemaTracker, build_schema_tracker, make_history_store
+from connector.schema.tracker import SchemaTracker, build_schema_tracker
 from connector.shutdown import ShutdownToken
 from connector.notifications.service import build_notifier
 from connector.signal_wiring import signal_emitter
+from connector.standby_wiring import StandbyStart, prepare_standby
 from connector.snapshot_wiring import (
     InitialSnapshotSource,
     new_table_snapshot,
@@ -69,7 +69,6 @@ from connector.streaming.loop import EventReader
 from connector.streaming.source import BinlogStreamingSource
 from connector.transforms.config import transform_settings
 from schema_history.model import TableId
-from schema_history.stores.base import SchemaHistoryStore
 from snapshot.metrics import SnapshotMetrics
 from snapshot.modes import SnapshotPolicy, policy_for
 
@@ -169,29 +168,6 @@ def value_settings(settings: Settings) -> ValueSettings:
     )
 
 
-@dataclass
-class StandbyStart:
-    """What an HA standby made ready while it waited for the lease (issue 28): its first record must come within
-    ha.takeover.ms, and the Kafka producer, the database connection and its checks, and the schema parser's first
-    parse (its tables are built on first use) took 1.5-3.7 s of that at load. Nothing here is trusted at the
-    takeover: the offsets are read again after the fence, and the schema history is recovered again at them."""
-
-    writer: KafkaWriter
-    ctl: pymysql.connections.Connection
-    info: dbconn.ServerInfo
-    offsets: OffsetStore  # through `writer`; its topic checked once
-    history: SchemaHistoryStore  # a Kafka store keeps what it read: the takeover's recovery reads only what is new
-
-    def close(self) -> None:
-        """Never taken over (stopped while waiting): give back the connection, the producer and the stores."""
-        for close in (self.ctl.close, self.offsets.close, self.history.close,
-                      lambda: self.writer.close(timeout_s=1.0)):
-            try:
-                close()
-            except Exception as exc:  # closing only: a failure to close changes nothing for the caller
-                log.debug("HA standby: closing what it prepared: %s", exc)
-
-
 class Daemon:
     def __init__(self, loaded: LoadedConfig, token: ShutdownToken, status_path: Path | None = None) -> None:
         self.loaded = loaded
@@ -256,34 +232,9 @@ class Daemon:
         return self.token.wait(timeout_s)
 
     def _prepare_standby(self) -> StandbyStart | None:
-        """The Kafka producer (not initialised: that is the fence, at the takeover), the database connection and
-        its checks, and a first recovery of the schema history at the offsets stored now (it builds the DDL
-        parser's tables, which the takeover's recovery then reuses). None when anything fails: the takeover then
-        starts as a cold start does, and reports what fails there."""
         s = self.settings
-        writer: KafkaWriter | None = None
-        ctl: pymysql.connections.Connection | None = None
-        try:
-            writer = self._new_writer()
-            ctl = dbconn.connect(connection_params(s))
-            info = self._check_server(ctl)
-            offsets = make_offset_store(s, writer)
-            history = make_history_store(s)
-            stored = offsets.load()
-            warm = SchemaTracker(s, TableFilter(s.filters), history)  # a throwaway: the takeover builds its own
-            if stored is not None and warm.exists():
-                warm.recover(stored)
-            log.info("HA: standby %s is ready to take over (connected, offsets and schema history read)",
-                     s.ha.instance_id)
-            return StandbyStart(writer, ctl, info, offsets, history)
-        except Exception as exc:  # only a preparation: the takeover does all of it again and reports the failure
-            log.warning("HA: standby %s could not prepare its start (%s); it starts cold when it takes over",
-                        s.ha.instance_id, exc)
-            if ctl is not None:
-                ctl.close()
-            if writer is not None:
-                writer.close(timeout_s=1.0)
-            return None
+        return prepare_standby(s, self._new_writer, lambda writer: make_offset_store(s, writer),
+                               lambda: dbconn.connect(connection_params(s)), self._check_server)
 
     def _new_writer(self) -> KafkaWriter:
         s = self.settings
