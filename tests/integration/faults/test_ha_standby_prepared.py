@@ -13,8 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.service.support import new_prefix
-from tests.support.connector_config import connector_properties
-from tests.support.ha_instances import Instance, ha_properties
+from tests.support.ha_instances import Instance, items_table_config
 from tests.support.kafka_dump import consume_all
 from tests.support.waiting import wait_until
 
@@ -27,12 +26,7 @@ KEYS = 5
 def test_a_standby_prepared_before_offsets_and_ddl_moved_starts_from_the_last_commit(
         mariadb, broker, unique_database, tmp_path: Path) -> None:
     server, database, prefix = mariadb, unique_database(mariadb), new_prefix("hp")
-    server.run_sql("CREATE TABLE items (id INT PRIMARY KEY, v INT NOT NULL);"
-                   + "".join(f"INSERT INTO items VALUES ({k}, 0);" for k in range(KEYS)), database=database)
-    topic = f"{prefix}.{database}.items"
-    broker.create_topics([topic, prefix, f"{prefix}-offsets", f"{prefix}-history"])
-    props = ha_properties(connector_properties(tmp_path, server, broker, database, prefix, server_id=6110), prefix,
-                          broker.bootstrap_servers, TAKEOVER_MS)
+    topic, props = items_table_config(server, broker, database, prefix, tmp_path, KEYS, 6110, TAKEOVER_MS)
     instances: list[Instance] = []
     try:
         a = Instance(tmp_path, "a", props)
