@@ -21,8 +21,8 @@ The flow, as the imports run (each arrow is "hands its output to"):
 
 The coordinator (`coordinator`) decides how to start (snapshot/start_decision.py), runs the initial
 snapshot, then streaming, runs ad hoc snapshots beside streaming and pauses streaming for blocking ones.
-The root keeps only the composition root (`daemon`, with `signal_wiring` and `snapshot_wiring`), the coordinator,
-the command line (`cli`), the error tree (`errors`) and shutdown (`shutdown`).
+The root keeps only the composition root (`daemon`, with `signal_wiring`, `snapshot_wiring` and `standby_wiring`),
+the coordinator, the command line (`cli`), the error tree (`errors`) and shutdown (`shutdown`).
 The order imports run in (each package imports only packages below it) is declared as data in
 tests/unit/test_imports.py (`LAYERS`), and checked there.
 """

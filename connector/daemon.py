@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Callable
 
 
+import pymysql
+
 from connector.binlog import connection as dbconn
 from connector.streaming.server_start import ServerStart
 from connector.binlog.reader import ConnectionParams
@@ -56,6 +58,7 @@ from connector.schema.tracker import SchemaTracker, build_schema_tracker
 from connector.shutdown import ShutdownToken
 from connector.notifications.service import build_notifier
 from connector.signal_wiring import signal_emitter
+from connector.standby_wiring import StandbyStart, prepare_standby
 from connector.snapshot_wiring import (
     InitialSnapshotSource,
     new_table_snapshot,
@@ -184,6 +187,8 @@ class Daemon:
         self.lost_lease: str | None = None  # why this instance stepped down (HA), once it did
         self._dispatcher: Dispatcher | None = None
         self._schema: SchemaTracker | None = None
+        self._standby: StandbyStart | None = None  # HA: made ready while waiting, used by the first active run
+        self._standby_tried = False  # once: a failed preparation is not retried every poll (the takeover starts cold)
 
     # ---------------------------------------------------------------- wiring
     def tables_for_topic(self, topic: str) -> list[TableId]:
@@ -204,16 +209,48 @@ class Daemon:
                 lease = KafkaLease(self.settings.ha, self.settings.kafka.producer, self.ha_state, self._lease_lost)
                 self.phase = "standby"
                 self._write_status(force=True)
-                if not lease.acquire(self.token.wait):
+                if not lease.acquire(self._standby_waits):
                     return 0  # stopped while waiting
             return run_continuing_remainder(self._run_active, self._database_answers, self.token.wait,
                                             self.settings.errors_max_retries)
         finally:
+            if self._standby is not None:
+                self._standby.close()
+                self._standby = None
             if lease is not None:
                 lease.release()  # after the final commit: a standby's init_transactions would fence it
             if metrics is not None:
                 metrics.stop()
             self.status.close()
+
+    def _standby_waits(self, timeout_s: float) -> bool:
+        """The lease's wait while a standby (True: stop asked for). Its first call prepares the start, in the group
+        already, so that a takeover during it is not missed (the lease thread keeps the membership)."""
+        if self._standby is None and not self._standby_tried:
+            self._standby_tried = True
+            self._standby = self._prepare_standby()
+            self._write_status(force=True)
+        return self.token.wait(timeout_s)
+
+    def _prepare_standby(self) -> StandbyStart | None:
+        s = self.settings
+        return prepare_standby(s, self._new_writer, lambda writer: make_offset_store(s, writer),
+                               lambda: dbconn.connect(connection_params(s)), self._check_server)
+
+    def _new_writer(self) -> KafkaWriter:
+        s = self.settings
+        # max.queue.size(.in.bytes) bound Debezium's queue to Kafka: here the records not acknowledged yet
+        return KafkaWriter(s.kafka.producer, max_in_flight_records=max(1, s.max_queue_size),
+                           max_in_flight_bytes=s.max_queue_size_in_bytes or None, should_stop=None,
+                           poll_on_send=False)
+
+    def _check_server(self, ctl: pymysql.connections.Connection) -> dbconn.ServerInfo:
+        s = self.settings
+        info = dbconn.server_info(ctl)
+        dbconn.check_server(info)
+        dbconn.warn_include_query(info, s.events.include_query)
+        dbconn.check_privileges(ctl, s.database.user)
+        return info
 
     def _lease_lost(self, reason: str) -> None:
         """From the lease thread: stop; the transactional producer refuses whatever this instance still sends."""
@@ -231,20 +268,20 @@ class Daemon:
         if s.snapshot.mode == SnapshotMode.NEVER:
             log.warning("snapshot.mode=never is Debezium 2's name (Debezium 3.6 refuses it); the 3.6 spelling is "
                         "snapshot.mode=configuration_based with snapshot.mode.configuration.based.start.stream=true")
-        # max.queue.size(.in.bytes) bound Debezium's queue to Kafka: here the records not acknowledged yet
-        writer = KafkaWriter(s.kafka.producer, max_in_flight_records=max(1, s.max_queue_size),
-                             max_in_flight_bytes=s.max_queue_size_in_bytes or None, should_stop=None,
-                             poll_on_send=False)
+        standby, self._standby = self._standby, None  # HA: what the standby prepared, for this first run only
+        writer = standby.writer if standby is not None else self._new_writer()
         if self.ha_state is not None:
             # Fence at once: init_transactions bumps the shared transactional.id's epoch (Kafka refuses a former active
             # instance's writes, aborts its open transaction); offsets read after it include all it committed.
             writer.begin_transaction()
         params = connection_params(s)
-        ctl = dbconn.connect(params)
-        info = dbconn.server_info(ctl)
-        dbconn.check_server(info)
-        dbconn.warn_include_query(info, s.events.include_query)
-        dbconn.check_privileges(ctl, s.database.user)
+        if standby is not None:
+            ctl, info = standby.ctl, standby.info
+            ctl.ping(reconnect=True)  # a standby may wait for hours: past the server's wait_timeout
+        else:
+            ctl = dbconn.connect(params)
+            info = self._check_server(ctl)
+        # after the fence: a frozen former active instance may still have its dump thread on the server
         dbconn.check_server_id_unique(ctl, s.database.server_id)
         log.info("source server %s (%s), gtid_mode=%s", info.version, info.flavor, info.gtid_mode)
 
@@ -252,11 +289,13 @@ class Daemon:
             raise ServerSetupError(
                 "transactional.id is set (exactly-once delivery) but offsets are not stored in Kafka: set "
                 "offset.storage.topic so that offsets can be committed in the same Kafka transaction as the records")
-        offsets = make_offset_store(s, writer)
-        stored = offsets.load()
+        offsets = standby.offsets if standby is not None else make_offset_store(s, writer)
+        stored = offsets.load()  # HA: read again after the fence (the old active may have committed meanwhile)
         table_filter = TableFilter(s.filters)
         check_guardrail(ctl, s, table_filter)  # before any history or snapshot work, as Debezium's task start
-        schema = build_schema_tracker(s, table_filter)
+        # the coordinator recovers the schema at `stored`, from records a standby's store mostly read already
+        schema = (SchemaTracker(s, table_filter, standby.history) if standby is not None
+                  else build_schema_tracker(s, table_filter))
         live = LiveSchema(lambda: dbconn.connect(params))
         schema.attach_live(live)  # SHOW CREATE TABLE fallback for unparseable table DDL
         tracker = OffsetTracker()
@@ -390,8 +429,8 @@ class Daemon:
             return
         ha = ({"instance": self.ha_state.instance_id, "role": str(self.ha_state.role)}
               if self.ha_state is not None else None)
-        if self._dispatcher is None:  # a standby: nothing runs yet
-            self.status.write({"phase": self.phase, "ha": ha}, force=force)
+        if self._dispatcher is None:  # a standby: nothing runs yet; `prepared`: ready to take over (_prepare_standby)
+            self.status.write({"phase": self.phase, "ha": ha, "prepared": self._standby is not None}, force=force)
             return
         reader = self.reader
         self.status.write({

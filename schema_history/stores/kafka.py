@@ -65,6 +65,11 @@ class KafkaHistoryStore:
             **dict(consumer_config or {}),
         }
         self._producer: Producer | None = None
+        # What was read so far and the offset after it: a store that lives on (an HA standby's, connector/daemon.py)
+        # reads only records appended since. History records are only ever appended; never rewritten.
+        self._values: list[bytes] = []
+        self._next_offset = OFFSET_BEGINNING
+        self._checked = False  # check_and_initialize passed: the topic exists with one partition
 
     @staticmethod
     def for_connector(bootstrap_servers: str, topic: str, topic_prefix: str, name: str | None = None,
@@ -87,6 +92,8 @@ class KafkaHistoryStore:
         return len(info.partitions)
 
     def check_and_initialize(self) -> None:
+        if self._checked:
+            return
         partitions = self._partitions()
         if partitions is None:
             log.info("Creating schema history topic %s (1 partition, retention forever)", self.topic)
@@ -108,6 +115,7 @@ class KafkaHistoryStore:
                 f"schema history topic {self.topic} has {partitions} partitions; it must have exactly 1 "
                 "(records must stay in order). Recreate it with one partition."
             )
+        self._checked = True
 
     def _warn_about_topic_config(self) -> None:
         """Debezium warns (does not fail) when an existing topic may lose history records."""
@@ -159,11 +167,15 @@ class KafkaHistoryStore:
 
     # -- reading ---------------------------------------------------------------------------------
     def _read_values(self) -> Iterator[bytes]:
-        if self._partitions() is None:
+        """Every record's value, oldest first: those read before, then the topic from where that reading ended."""
+        known = len(self._values)
+        for i in range(known):  # by index: a value read below is appended while this runs
+            yield self._values[i]
+        if not known and self._partitions() is None:
             return
         consumer = Consumer(self._consumer_config)
         try:
-            consumer.assign([TopicPartition(self.topic, 0, OFFSET_BEGINNING)])
+            consumer.assign([TopicPartition(self.topic, 0, self._next_offset)])
             deadline = time.monotonic() + self.timeout_s
             while True:
                 msg = consumer.poll(0.2)
@@ -177,8 +189,10 @@ class KafkaHistoryStore:
                     if err.code() == KafkaError._PARTITION_EOF:
                         return
                     raise HistoryStoreError(f"error reading schema history topic {self.topic}: {err}")
+                self._next_offset = msg.offset() + 1
                 value = msg.value()
                 if value is not None:
+                    self._values.append(value)
                     yield value
         finally:
             consumer.close()

@@ -125,13 +125,19 @@ class ConnectorProcess:
             raise ConnectorError(f"did not exit by itself within {timeout:.0f} s; status {self.status()}\n"
                                  f"{self.log_tail()}") from None
 
-    def wait_caught_up(self, target: tuple[str, int], quiet_ms: int, timeout: float) -> dict[str, Any]:
+    def wait_caught_up(self, target: tuple[str, int], quiet_ms: int, timeout: float,
+                       stall_s: float | None = None) -> dict[str, Any]:
         """Until the reader position reached `target`, every sent record is acked, and
         records_sent has not changed for `quiet_ms` (the harness's three conditions), and no snapshot is running
-        unpaused (an incremental snapshot's chunks come after `target`, each after a watermark round trip)."""
+        unpaused (an incremental snapshot's chunks come after `target`, each after a watermark round trip).
+        `stall_s`: fail only after that long without progress (records sent, reader position), `timeout` being
+        the bound on the whole wait: a snapshot's remainder read at a starved nice 19 on a loaded machine takes
+        minutes and is not stuck (seed 2812: 26-41 s per 1,036-row chunk, the 180 s bound of the wait ran out)."""
         tkey = binlog_key(*target)
-        deadline = time.monotonic() + timeout
+        started = time.monotonic()
+        deadline = started + (timeout if stall_s is None else min(timeout, stall_s))
         last_sent, stable_since = None, time.monotonic()
+        last_progress: tuple[Any, ...] | None = None
         st: dict[str, Any] | None = None
         while time.monotonic() < deadline:
             self._check_alive()
@@ -140,6 +146,10 @@ class ConnectorProcess:
                 sent = st.get("records_sent")
                 if sent != last_sent:
                     last_sent, stable_since = sent, time.monotonic()
+                progress = (sent, st.get("binlog_file"), st.get("binlog_pos"))
+                if stall_s is not None and progress != last_progress:
+                    last_progress = progress
+                    deadline = min(started + timeout, time.monotonic() + stall_s)
                 reached = binlog_key(st.get("binlog_file"), st.get("binlog_pos")) >= tkey
                 snapshot = st.get("snapshot") or {}
                 busy = bool(snapshot.get("SnapshotRunning")) and not snapshot.get("SnapshotPaused")
@@ -147,8 +157,9 @@ class ConnectorProcess:
                         and (time.monotonic() - stable_since) * 1000 >= quiet_ms):
                     return st
             time.sleep(0.1)
+        bound = f"{timeout:.0f} s" if stall_s is None else f"{timeout:.0f} s (or {stall_s:.0f} s without progress)"
         raise ConnectorError(f"did not reach binlog {target[0]}:{target[1]} with all records acked within "
-                             f"{timeout:.0f} s; last status {st}\n{self.log_tail()}")
+                             f"{bound}; last status {st}\n{self.log_tail()}")
 
     def kill(self) -> int | None:
         """SIGKILL (a crash: nothing flushed, nothing committed); waits for the process to be gone."""

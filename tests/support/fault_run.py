@@ -36,6 +36,9 @@ from tests.support.seeded_run import RunOutcome, SeededRun
 # requirement (seen: 120 s ran out for a snapshot kill point at load 35 on the 2-core machine, the connector
 # progressing)
 STALL_S = 600.0
+# The whole wait for the end (the rest of a resumed snapshot included), as long as it progresses: a bound for a
+# connector that keeps moving without ever finishing, far above the slowest run seen
+CATCH_UP_S = 3600.0
 
 @dataclass(frozen=True)
 class FaultPlan:
@@ -253,7 +256,7 @@ class FaultRun(SeededRun):
             self.writer.running.set()
             self.writer.join(60)
             assert self.writer.error is None, f"writer failed (seed {plan.seed}): {self.writer.error!r}"
-            self.proc.wait_caught_up(self.server.binlog_position(), quiet_ms=1000, timeout=STALL_S)
+            self.proc.wait_caught_up(self.server.binlog_position(), quiet_ms=1000, timeout=CATCH_UP_S, stall_s=STALL_S)
             assert self.proc.stop() == 0, self.proc.log_tail()
         finally:
             self.writer.stop_requested.set()

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conformance.config import KAFKA_HISTORY, KAFKA_OFFSETS, write_properties
+from tests.support.connector_config import connector_properties
 from tests.integration.service.support import metrics_port, scrape
 from tests.support.connector_process import (
     ConnectorProcess,
@@ -30,6 +31,19 @@ def ha_properties(props: dict[str, str], prefix: str, bootstrap: str, takeover_m
         "debezium.source.ha.enabled": "true", "debezium.source.ha.takeover.ms": str(takeover_ms),
     })
     return out
+
+
+def items_table_config(server: Any, broker: Any, database: str, prefix: str, workdir: Path, keys: int, server_id: int,
+                       takeover_ms: int) -> tuple[str, dict[str, str]]:
+    """`items (id, v)` with `keys` rows at v=0 in `database`, its topics, and the HA configuration capturing it: the
+    data topic's name and the properties."""
+    server.run_sql("CREATE TABLE items (id INT PRIMARY KEY, v INT NOT NULL);"
+                   + "".join(f"INSERT INTO items VALUES ({k}, 0);" for k in range(keys)), database=database)
+    topic = f"{prefix}.{database}.items"
+    broker.create_topics([topic, prefix, f"{prefix}-offsets", f"{prefix}-history"])
+    props = ha_properties(connector_properties(workdir, server, broker, database, prefix, server_id=server_id), prefix,
+                          broker.bootstrap_servers, takeover_ms)
+    return topic, props
 
 
 class Instance:

@@ -22,7 +22,8 @@ TOP = ("connector", "snapshot", "schema_history", "spark_sink")
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("connector.cli",),                     # the command line: runs the daemon, or a one-off command
     ("connector.daemon",),                  # the composition root: builds every object from Settings
-    ("connector.signal_wiring", "connector.snapshot_wiring"),  # the composition root's signal and snapshot parts
+    ("connector.signal_wiring", "connector.snapshot_wiring", "connector.standby_wiring"),  # the composition root's
+                                            # signal and snapshot parts, an HA standby's preparation
     ("connector.coordinator",),             # start decision, initial snapshot, then streaming; pauses it
     ("snapshot",),                          # initial, resumed, parallel, incremental, blocking snapshots (op=r)
     ("connector.signals", "connector.notifications"),  # wrap streaming's emitter; read streaming's state

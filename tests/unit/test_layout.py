@@ -8,7 +8,7 @@ import connector
 
 ROOT = Path(__file__).resolve().parents[2]
 ROOT_MODULES = {"__init__.py", "cli.py", "coordinator.py", "daemon.py", "signal_wiring.py", "snapshot_wiring.py",
-                "errors.py", "shutdown.py"}
+                "standby_wiring.py", "errors.py", "shutdown.py"}
 MAX_LINES = 500
 
 

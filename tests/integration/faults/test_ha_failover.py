@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.service.support import metric, new_prefix, scrape
-from tests.support.connector_config import connector_properties
-from tests.support.ha_instances import Instance, ha_properties
+from tests.support.ha_instances import Instance, items_table_config
 from tests.support.kafka_dump import consume_all
 from tests.support.waiting import wait_until
 
@@ -45,12 +44,7 @@ def _takeover(standbys: list[Instance]) -> tuple[float, Instance]:
 
 def test_standby_takes_over_and_a_frozen_active_is_fenced(mariadb, broker, unique_database, tmp_path: Path) -> None:
     server, database, prefix = mariadb, unique_database(mariadb), new_prefix("ha")
-    server.run_sql("CREATE TABLE items (id INT PRIMARY KEY, v INT NOT NULL);"
-                   + "".join(f"INSERT INTO items VALUES ({k}, 0);" for k in range(KEYS)), database=database)
-    topic = f"{prefix}.{database}.items"
-    broker.create_topics([topic, prefix, f"{prefix}-offsets", f"{prefix}-history"])
-    props = ha_properties(connector_properties(tmp_path, server, broker, database, prefix, server_id=6100), prefix,
-                          broker.bootstrap_servers, TAKEOVER_MS)
+    topic, props = items_table_config(server, broker, database, prefix, tmp_path, KEYS, 6100, TAKEOVER_MS)
     instances: list[Instance] = []
     try:
         a = Instance(tmp_path, "a", props)

@@ -66,6 +66,11 @@ def test_store_contract(make_store) -> None:
     assert list(again.records()) == written
     again.append(_record(5))
     assert [r.position["pos"] for r in make_store().records()] == [0, 1, 2, 3, 4, 5]
+    # a store that lives on (an HA standby's) sees what another process appended since it read, in order, once
+    assert [r.position["pos"] for r in store.records()] == [0, 1, 2, 3, 4, 5]
+    store.append(_record(6))
+    assert store.exists()
+    assert [r.position["pos"] for r in store.records()] == [0, 1, 2, 3, 4, 5, 6]
 
 
 def test_file_store_loads_debezium_files_and_writes_them_identically(tmp_path: Path) -> None:
