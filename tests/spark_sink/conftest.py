@@ -91,9 +91,15 @@ def schema_registry() -> Iterator[str]:
     thread.join(5)
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The tests that use the session's Spark go to one worker; the others (the mirror CLI in a child process,
-    the decoders without Spark) run on any, beside them."""
+    the decoders without Spark) run on any, beside them.
+
+    tryfirst: xdist's worker reads the xdist_group marks in its own pytest_collection_modifyitems. Hooks run last
+    registered first, and this conftest is registered before xdist's worker plugin when it is an initial conftest
+    (`pytest -n 2 --dist loadgroup tests/spark_sink`): xdist then saw no marks and each worker started its own
+    Spark JVM. With `pytest tests` this conftest loads during collection, after xdist's plugin, and it worked."""
     here = Path(__file__).parent
     for item in items:
         if here in Path(item.fspath).parents and "spark" in getattr(item, "fixturenames", ()):
