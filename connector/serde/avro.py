@@ -184,19 +184,22 @@ def _plain_side(fmt: str, schemas_enable: bool) -> SideSerializer:
     return JsonSide(schemas_enable)
 
 
+_REGISTRY_FORMATS = ("avro", "protobuf")  # the converters that register schemas with a Schema Registry
+
+
 def record_serializer(key_format: str, value_format: str, *, key_registry_url: str | None = None,
                       value_registry_url: str | None = None, key_schemas_enable: bool = True,
                       value_schemas_enable: bool = True, key_access: RegistryAccess | None = None,
                       value_access: RegistryAccess | None = None,
                       value_cloudevents_extensions: bool = True) -> RecordSerializer | None:
-    """The run's converters when either side is Avro or StringConverter, or the value CloudEvents; None when both
-    are JSON (the callers' text fast path)."""
-    if value_format == "cloudevents" and key_format != "avro":
+    """The run's converters when either side is Avro, Protobuf or StringConverter, or the value CloudEvents; None
+    when both are JSON (the callers' text fast path)."""
+    if value_format == "cloudevents" and key_format not in _REGISTRY_FORMATS:
         from connector.serde.cloudevents import CloudEventsSide
 
         return RecordSerializer(_plain_side(key_format, key_schemas_enable),
                                 CloudEventsSide(value_schemas_enable, value_cloudevents_extensions))
-    if "avro" not in (key_format, value_format):
+    if key_format not in _REGISTRY_FORMATS and value_format not in _REGISTRY_FORMATS:
         if "string" not in (key_format, value_format):
             return None
         return RecordSerializer(_plain_side(key_format, key_schemas_enable),
@@ -207,12 +210,16 @@ def record_serializer(key_format: str, value_format: str, *, key_registry_url: s
 
     def side(fmt: str, url: str | None, schemas_enable: bool, is_key: bool,
              access: RegistryAccess | None) -> SideSerializer:
-        if fmt != "avro":
+        if fmt not in _REGISTRY_FORMATS:
             return _plain_side(fmt, schemas_enable)
-        assert url, "the configuration loader requires a schema registry url for avro"
+        assert url, "the configuration loader requires a schema registry url for avro and protobuf"
         access = access or RegistryAccess()
         if (url, access) not in registries:  # key and value share one client (and its cache) per registry
             registries[(url, access)] = SchemaRegistryClient.from_config(url, access)
+        if fmt == "protobuf":
+            from connector.serde.protobuf import ProtobufSide
+
+            return ProtobufSide(registries[(url, access)], is_key)
         return AvroSide(registries[(url, access)], is_key)
 
     if value_format == "cloudevents":
