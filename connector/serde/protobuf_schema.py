@@ -17,6 +17,7 @@ DataError naming them.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from connector.serde.connect_schema import DECIMAL_NAME, ConnectSchema, Type
@@ -29,6 +30,7 @@ TIME_NAME = "org.apache.kafka.connect.data.Time"
 TIMESTAMP_NAME = "org.apache.kafka.connect.data.Timestamp"
 _DEFAULT_NAME = "ConnectDefault"  # ProtobufData.DEFAULT_SCHEMA_NAME, numbered per schema translation
 _OWN_PARAMETERS = "io.confluent.connect.protobuf."
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 # logical Connect name → (proto type, the file it is imported from)
 _WELL_KNOWN = {
@@ -143,7 +145,16 @@ def _check(schema: ConnectSchema, where: str) -> None:
                             f"implemented by binlog-cdc's ProtobufConverter")
 
 
+def _identifier(name: str, scope: str) -> str:
+    # protobuf-java's descriptor validation; ProtobufConverter fails the record (scrub.invalid.names=false)
+    if not _IDENTIFIER.fullmatch(name):
+        raise DataError(f'{scope}.{name}: "{name}" is not a valid identifier (ProtobufConverter keeps Connect names '
+                        f"as they are; set field.name.adjustment.mode / schema.name.adjustment.mode=avro)")
+    return name
+
+
 def _field(ctx: _Context, parent: ProtoMessage, schema: ConnectSchema, name: str, number: int) -> ProtoField:
+    _identifier(name, parent.name)
     _check(schema, name)
     repeated = schema.type is Type.ARRAY
     if repeated:
@@ -166,7 +177,7 @@ def _field(ctx: _Context, parent: ProtoMessage, schema: ConnectSchema, name: str
             ctx.imports.append(location)
         return ProtoField(name, number, type_name, schema, repeated, params)
     if schema.type is Type.STRUCT:
-        type_name = ctx.unqualified(schema.name)
+        type_name = _identifier(ctx.unqualified(schema.name), parent.name)
         if type_name == name:  # a message type and a field may not share a name
             type_name += "Message"
         defined = ctx.defined.setdefault(id(parent), set())
@@ -196,6 +207,9 @@ def proto_file(schema: ConnectSchema) -> ProtoFile:
                         f"ProtobufConverter")
     _check(schema, schema.name or "root")
     ctx = _Context()
-    package, _, name = ctx.name_or_default(schema.name).rpartition(".")
+    full_name = ctx.name_or_default(schema.name)
+    for part in full_name.split("."):
+        _identifier(part, full_name)
+    package, _, name = full_name.rpartition(".")
     root = _message(ctx, name, schema)
     return ProtoFile(package or None, tuple(ctx.imports), root)
