@@ -25,15 +25,12 @@ from connector.serde.avro_schema import avro_schema_text
 from connector.serde.connect_schema import DECIMAL_NAME, ConnectSchema, Type
 from connector.serde.json_converter import JsonConverter
 from connector.serde.json_values import DataError, decimal_unscaled_bytes
+from connector.serde.registered_side import RegisteredSide, SchemaRegistry
 
 __all__ = ["AvroSide", "JsonSide", "RecordSerializer", "SideSerializer", "SchemaRegistry", "datum_converter",
            "record_serializer"]
 
 Convert = Callable[[Any], Any]
-
-
-class SchemaRegistry(Protocol):
-    def register(self, subject: str, schema: str) -> int: ...
 
 
 class SideSerializer(Protocol):
@@ -127,29 +124,11 @@ def _encoder(schema: ConnectSchema) -> _Encoder:
     return _Encoder(text, parsed, datum_converter(schema))
 
 
-class AvroSide:
+class AvroSide(RegisteredSide):
     """One side's AvroConverter: TopicNameStrategy subjects `<topic>-key` / `<topic>-value`."""
 
     def __init__(self, registry: SchemaRegistry, is_key: bool) -> None:
-        self._registry = registry
-        self._suffix = "-key" if is_key else "-value"
-        self._encoders: dict[int, tuple[ConnectSchema, _Encoder]] = {}
-        self._ids: dict[tuple[str, int], int] = {}
-
-    def serialize(self, topic: str, schema: ConnectSchema | None, value: Any) -> bytes | None:
-        if schema is None or value is None:  # AvroConverter: null in, null out (tombstones, keyless tables)
-            return None
-        entry = self._encoders.get(id(schema))
-        if entry is None or entry[0] is not schema:
-            entry = (schema, _encoder(schema))
-            self._encoders[id(schema)] = entry
-        encoder = entry[1]
-        key = (topic, id(encoder))
-        schema_id = self._ids.get(key)
-        if schema_id is None:
-            schema_id = self._registry.register(topic + self._suffix, encoder.text)
-            self._ids[key] = schema_id
-        return encoder.encode(schema_id, value)
+        super().__init__(registry, is_key, _encoder, None)
 
 
 @dataclass(frozen=True)

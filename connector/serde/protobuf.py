@@ -19,20 +19,17 @@ from __future__ import annotations
 import math
 import struct as _binary
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Protocol
+from typing import Any, Callable, Mapping
 
+from connector.java.calendar import gregorian_calendar_fields
 from connector.serde.connect_schema import DECIMAL_NAME, ConnectSchema, Type
 from connector.serde.json_values import DataError, decimal_unscaled_bytes
+from connector.serde.registered_side import RegisteredSide, SchemaRegistry
 from connector.serde.protobuf_schema import DATE_NAME, TIME_NAME, TIMESTAMP_NAME, ProtoField, ProtoMessage, proto_file
 
-__all__ = ["ProtobufRegistry", "ProtobufSide", "message_encoder"]
+__all__ = ["ProtobufSide", "message_encoder"]
 
 Encode = Callable[[Any], bytes]
-_GREGORIAN_START_DAY = -141427  # 1582-10-15, the first Gregorian day of java.util.GregorianCalendar
-
-
-class ProtobufRegistry(Protocol):
-    def register(self, subject: str, schema: str, schema_type: str | None = None) -> int: ...
 
 
 # ---------------------------------------------------------------- wire primitives
@@ -76,32 +73,12 @@ def _decimal(schema: ConnectSchema) -> Callable[[Any], bytes]:
     return encode
 
 
-def _civil(days: int) -> tuple[int, int, int]:
-    """Epoch day → (year, month, day) as java.util.GregorianCalendar in UTC gives them (era years)."""
-    if days >= _GREGORIAN_START_DAY:  # proleptic Gregorian (Howard Hinnant's civil_from_days)
-        z = days + 719468
-        era = z // 146097
-        doe = z - era * 146097
-        yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
-        doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
-        mp = (5 * doy + 2) // 153
-        day, month = doy - (153 * mp + 2) // 5 + 1, mp + 3 if mp < 10 else mp - 9
-        year = yoe + era * 400 + (1 if month <= 2 else 0)
-    else:  # Julian calendar, from the Julian day number
-        c = days + 2440588 + 32082
-        d = (4 * c + 3) // 1461
-        e = c - 1461 * d // 4
-        m = (5 * e + 2) // 153
-        day, month, year = e - (153 * m + 2) // 5 + 1, m + 3 - 12 * (m // 10), d - 4800 + m // 10
-    return (year if year > 0 else 1 - year), month, day  # Calendar.YEAR counts BC years from 1
-
-
 def _scalar_fields(*pairs: tuple[int, int]) -> bytes:
     return b"".join(_key(n, 0) + _varint(v) for n, v in pairs if v)
 
 
 def _date(days: Any) -> bytes:
-    year, month, day = _civil(int(days))
+    year, month, day = gregorian_calendar_fields(int(days))
     return _scalar_fields((1, year), (2, month), (3, day))
 
 
@@ -208,7 +185,11 @@ def message_encoder(message: ProtoMessage, schema: ConnectSchema) -> Callable[[A
 @dataclass(frozen=True)
 class _Encoder:
     text: str
-    encode: Callable[[Any], bytes]
+    message: Callable[[Any], bytes]
+
+    def encode(self, schema_id: int, value: Any) -> bytes:
+        # magic byte, schema id, message indexes [0] (written as the single varint 0), the message
+        return b"\x00" + schema_id.to_bytes(4, "big") + b"\x00" + self.message(value)
 
 
 def _encoder(schema: ConnectSchema) -> _Encoder:
@@ -216,27 +197,8 @@ def _encoder(schema: ConnectSchema) -> _Encoder:
     return _Encoder(proto.text, message_encoder(proto.root, schema))
 
 
-class ProtobufSide:
-    """One side's ProtobufConverter: TopicNameStrategy subjects `<topic>-key` / `<topic>-value`."""
+class ProtobufSide(RegisteredSide):
+    """One side's ProtobufConverter: TopicNameStrategy subjects `<topic>-key` / `<topic>-value`, schemaType PROTOBUF."""
 
-    def __init__(self, registry: ProtobufRegistry, is_key: bool) -> None:
-        self._registry = registry
-        self._suffix = "-key" if is_key else "-value"
-        self._encoders: dict[int, tuple[ConnectSchema, _Encoder]] = {}
-        self._ids: dict[tuple[str, int], int] = {}
-
-    def serialize(self, topic: str, schema: ConnectSchema | None, value: Any) -> bytes | None:
-        if schema is None or value is None:  # ProtobufConverter: null in, null out (tombstones, keyless tables)
-            return None
-        entry = self._encoders.get(id(schema))
-        if entry is None or entry[0] is not schema:
-            entry = (schema, _encoder(schema))
-            self._encoders[id(schema)] = entry
-        encoder = entry[1]
-        key = (topic, id(encoder))
-        schema_id = self._ids.get(key)
-        if schema_id is None:
-            schema_id = self._registry.register(topic + self._suffix, encoder.text, "PROTOBUF")
-            self._ids[key] = schema_id
-        # magic byte, schema id, message indexes [0] (written as the single varint 0), the message
-        return b"\x00" + schema_id.to_bytes(4, "big") + b"\x00" + encoder.encode(value)
+    def __init__(self, registry: SchemaRegistry, is_key: bool) -> None:
+        super().__init__(registry, is_key, _encoder, "PROTOBUF")
