@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from connector.java.calendar import gregorian_calendar_fields
+from connector.java.text import to_float32
 from connector.serde.connect_schema import DECIMAL_NAME, ConnectSchema, Type
 from connector.serde.json_values import DataError, decimal_unscaled_bytes
 from connector.serde.registered_side import RegisteredSide, SchemaRegistry
@@ -108,11 +109,12 @@ def _scalar(schema: ConnectSchema) -> tuple[int, Callable[[Any], bytes | None]]:
     if t is Type.BOOLEAN:
         return 0, lambda v: b"\x01" if v else None
     if t is Type.FLOAT32:
-        return 5, lambda v: None if _positive_zero(v) else _binary.pack("<f", float(v))
+        return 5, lambda v: None if _positive_zero(v) else _binary.pack("<f", to_float32(float(v)))
     if t is Type.FLOAT64:
         return 1, lambda v: None if _positive_zero(v) else _binary.pack("<d", float(v))
     if t is Type.STRING:
-        return 2, lambda v: (str(v).encode("utf-8", "surrogatepass") or None)
+        # protobuf-java writes an unpaired surrogate as String.getBytes(UTF_8) does: "?"
+        return 2, lambda v: (str(v).encode("utf-8", "replace") or None)
     return 2, lambda v: (bytes(v) or None)
 
 

@@ -61,3 +61,9 @@ def test_null_takes_the_default_and_a_zero_value_is_left_out():
     encode = message_encoder(proto_file(schema).root, schema)
     assert encode({"s": None, "i": 0}) == b"\x0a\x05false"
     assert encode({"s": "", "i": 3}) == b"\x10\x03"
+
+
+def test_a_float_beyond_float32_is_an_infinity_and_an_unpaired_surrogate_a_question_mark():
+    schema = struct("p.F", [("f", ConnectSchema(Type.FLOAT32)), ("s", ConnectSchema(Type.STRING))])
+    encode = message_encoder(proto_file(schema).root, schema)
+    assert encode({"f": 1e39, "s": "a\udc80"}) == b"\x0d\x00\x00\x80\x7f" + b"\x12\x02a?"
