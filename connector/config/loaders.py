@@ -30,7 +30,10 @@ FORMAT_PREFIX = "debezium.format."
 # Kafka Connect converter classes (lower case, as refusals.py compares them) → binlog-cdc's format of that side.
 _CONNECT_CONVERTERS = {"org.apache.kafka.connect.json.jsonconverter": "json",
                        "io.confluent.connect.avro.avroconverter": "avro", CLOUDEVENTS_CONVERTER.lower(): "cloudevents",
+                       "io.confluent.connect.protobuf.protobufconverter": "protobuf",
                        STRING_CONVERTER.lower(): "string"}
+# the formats whose converter registers schemas (Confluent's AvroConverter and ProtobufConverter)
+_REGISTRY_FORMATS = ("avro", "protobuf")
 # Debezium Server keeps offsets in a file unless told otherwise.
 SERVER_DEFAULT_OFFSETS_FILE = "data/offsets.dat"
 
@@ -241,8 +244,8 @@ def _kafka_settings(producer: dict[str, str], formats: dict[str, str], header_de
     for side, fmt in (("key", key_format), ("value", value_format)):
         if fmt == "string" and connect:
             continue
-        if fmt not in ("json", "avro") and not (side == "value" and fmt == "cloudevents"):
-            problems.append(f"debezium.format.{side}={fmt!r} is not supported; use json or avro"
+        if fmt not in ("json", "avro", "protobuf") and not (side == "value" and fmt == "cloudevents"):
+            problems.append(f"debezium.format.{side}={fmt!r} is not supported; use json, avro or protobuf"
                             + (" (or cloudevents for the value)" if side == "key" else ", or cloudevents"))
     ce_data_schemas, ce_extensions = True, True
     if value_format == "cloudevents":
@@ -258,8 +261,8 @@ def _kafka_settings(producer: dict[str, str], formats: dict[str, str], header_de
     urls = {side: formats.get(f"{side}.schema.registry.url", formats.get("schema.registry.url"))
             for side in ("key", "value")}
     for side, fmt in (("key", key_format), ("value", value_format)):
-        if fmt == "avro" and not urls[side]:
-            problems.append(f"debezium.format.{side}=avro needs a Schema Registry: set "
+        if fmt in _REGISTRY_FORMATS and not urls[side]:
+            problems.append(f"debezium.format.{side}={fmt} needs a Schema Registry: set "
                             f"debezium.format.{side}.schema.registry.url (Connect JSON: "
                             f"{side}.converter.schema.registry.url)")
     header_format = formats.get("header", header_default)
@@ -270,7 +273,7 @@ def _kafka_settings(producer: dict[str, str], formats: dict[str, str], header_de
     access = {}
     for side, fmt in (("key", key_format), ("value", value_format)):
         access[side] = RegistryAccess()
-        if fmt == "avro" and urls[side]:
+        if fmt in _REGISTRY_FORMATS and urls[side]:
             access[side], side_problems = registry_access(formats, side, urls[side])
             urls[side] = without_userinfo(urls[side])
             problems += side_problems
@@ -290,8 +293,8 @@ def _kafka_settings(producer: dict[str, str], formats: dict[str, str], header_de
         header_format=header_format,
         key_schemas_enable=schemas("key"),
         value_schemas_enable=schemas("value"),
-        key_schema_registry_url=urls["key"] if key_format == "avro" else None,
-        value_schema_registry_url=urls["value"] if value_format == "avro" else None,
+        key_schema_registry_url=urls["key"] if key_format in _REGISTRY_FORMATS else None,
+        value_schema_registry_url=urls["value"] if value_format in _REGISTRY_FORMATS else None,
         key_registry_access=access["key"],
         value_registry_access=access["value"],
         value_cloudevents_extensions=ce_extensions,

@@ -58,19 +58,17 @@ REFUSALS: tuple[Refusal, ...] = (
     Refusal(r"header\.converter(\..+)?", "Kafka Connect JSON: headers are written by SimpleHeaderConverter; "
             "remove it (Debezium Server properties: debezium.format.header=json)",
             ("org.apache.kafka.connect.storage.simpleheaderconverter",)),
-    # StringConverter is implemented (connector/serde/string_converter.py). Confluent's ProtobufConverter is
-    # implementable and is not implemented: its schema translation (ProtobufData), registry subjects, message
-    # indexes and the protobuf wire encoding are each a converter of their own.
-    Refusal(r"key\.converter", "only JsonConverter, Confluent's AvroConverter and Kafka's StringConverter are "
-            "implemented for keys (ProtobufConverter is not implemented: its schema translation, registry subjects "
-            "and message indexes are not written); use one of them",
+    # StringConverter is implemented (connector/serde/string_converter.py), Confluent's ProtobufConverter too
+    # (connector/serde/protobuf.py); any other class is a Java converter a Python connector cannot load.
+    Refusal(r"key\.converter", "only JsonConverter, Confluent's AvroConverter and ProtobufConverter and Kafka's "
+            "StringConverter are implemented for keys; use one of them",
             ("org.apache.kafka.connect.json.jsonconverter", "io.confluent.connect.avro.avroconverter",
-             "org.apache.kafka.connect.storage.stringconverter")),
-    Refusal(r"value\.converter", "only JsonConverter, Confluent's AvroConverter, Kafka's StringConverter and "
-            "Debezium's CloudEventsConverter are implemented (ProtobufConverter is not implemented: its schema "
-            "translation, registry subjects and message indexes are not written); use one of them",
+             "io.confluent.connect.protobuf.protobufconverter", "org.apache.kafka.connect.storage.stringconverter")),
+    Refusal(r"value\.converter", "only JsonConverter, Confluent's AvroConverter and ProtobufConverter, Kafka's "
+            "StringConverter and Debezium's CloudEventsConverter are implemented; use one of them",
             ("org.apache.kafka.connect.json.jsonconverter", "io.confluent.connect.avro.avroconverter",
-             "org.apache.kafka.connect.storage.stringconverter", "io.debezium.converters.cloudeventsconverter")),
+             "io.confluent.connect.protobuf.protobufconverter", "org.apache.kafka.connect.storage.stringconverter",
+             "io.debezium.converters.cloudeventsconverter")),
 )
 
 

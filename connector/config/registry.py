@@ -41,6 +41,21 @@ _DEFAULTS_ONLY = {
     "normalize.schemas": "false",
     "schemas.cache.config": None,  # a cache size: any value is fine, the cache here is unbounded per run
 }
+# ProtobufConverter's own options. Those that shape the schema or the registration are accepted with the value
+# binlog-cdc implements (7.0.16's defaults); the rest act only when reading records back (toConnectData) or on
+# schema references, which never occur with skip.known.types=true (the only imports are well-known files).
+_PROTOBUF_DEFAULTS_ONLY = {
+    **_DEFAULTS_ONLY,
+    "skip.known.types": "true",
+    "optional.for.nullables": "false",
+    "wrapper.for.nullables": "false",
+    "scrub.invalid.names": "false",
+    "reference.lookup.only": None,
+    "reference.subject.name.strategy": None,
+    "enhanced.protobuf.schema.support": None,
+    "optional.for.proto2": None,
+    "wrapper.for.raw.primitives": None,
+}
 _REFUSED_PREFIXES = ("bearer.auth.", "schema.registry.ssl.", "basic.auth.", "schema.registry.basic.auth.")
 
 
@@ -156,6 +171,7 @@ def format_option_problems(formats: dict[str, str], side_formats: dict[str, str]
 
 _OK, _UNKNOWN = "ok", "unknown"
 _DESCRIBED = {"json": "JSON (JsonConverter)", "avro": "Avro (Confluent AvroConverter)",
+             "protobuf": "Protobuf (Confluent ProtobufConverter)",
               "simple": "strings (SimpleHeaderConverter)", "cloudevents": "CloudEvents",
               "string": "the record's toString (StringConverter)"}
 _IMPLEMENTED = {
@@ -163,6 +179,8 @@ _IMPLEMENTED = {
             "replace.null.with.default=true",
     "avro": "AvroConverter options implemented: schema.registry.url, basic.auth.*, schema.registry.ssl.*, "
             + ", ".join(f"{k}={v}" if v else k for k, v in _DEFAULTS_ONLY.items()),
+    "protobuf": "ProtobufConverter options implemented: schema.registry.url, basic.auth.*, schema.registry.ssl.*, "
+                + ", ".join(f"{k}={v}" if v else k for k, v in _PROTOBUF_DEFAULTS_ONLY.items()),
     "simple": "SimpleHeaderConverter takes no options",
     "string": "StringConverter options implemented: converter.encoding=UTF-8",
     "cloudevents": "shared options do not reach the CloudEvents converter; set debezium.format.value.<name>",
@@ -196,13 +214,15 @@ def _verdict(fmt: str, side: str, name: str, value: str) -> str:
             return _OK if text.replace("-", "") == "utf8" else ("binlog-cdc's StringConverter writes UTF-8; "
                                                                  "remove the property")
         return _UNKNOWN
-    if fmt == "avro":
+    if fmt in ("avro", "protobuf"):
         if name == "schema.registry.url" or name in _ACCESS_NAMES:  # read by the loaders / registry_access
             return _OK
-        if name in _DEFAULTS_ONLY:
-            default = _DEFAULTS_ONLY[name]
+        defaults = _DEFAULTS_ONLY if fmt == "avro" else _PROTOBUF_DEFAULTS_ONLY
+        if name in defaults:
+            default = defaults[name]
             if default is not None and text != default.lower():
-                return f"binlog-cdc's Avro converter always does {name}={default}; remove the property"
+                return (f"binlog-cdc's {'Avro' if fmt == 'avro' else 'Protobuf'} converter always does "
+                        f"{name}={default}; remove the property")
             return _OK
         if name.startswith(_REFUSED_PREFIXES):
             return ("is not supported by binlog-cdc's Schema Registry client (supported: basic auth from the URL or "

@@ -167,11 +167,12 @@ def build_settings(raw: dict[str, str], kafka: KafkaSettings, default_offsets_fi
         # the workers render JsonConverter text only
         r.problems.append(f"encode.workers={settings.encode_workers} works with the JSON converters only; with "
                           f"{kafka.key_format}/{kafka.value_format} converters set encode.workers=0")
-    if settings.encode_workers and "avro" in (kafka.key_format, kafka.value_format):
-        # AvroConverter registers each new schema as it meets it: from several processes the registry's ids
-        # would come in another order than Debezium's (one converter), so workers are for JSON only.
+    registering = [f for f in ("avro", "protobuf") if f in (kafka.key_format, kafka.value_format)]
+    if settings.encode_workers and registering:
+        # AvroConverter and ProtobufConverter register each new schema as they meet it: from several processes the
+        # registry's ids would come in another order than Debezium's (one converter), so workers are for JSON only.
         r.problems.append(f"encode.workers={settings.encode_workers} works with the JSON converters only; with "
-                          "the Avro converter set encode.workers=0")
+                          f"the {' and '.join(f.capitalize() for f in registering)} converter set encode.workers=0")
     if settings.encode_workers and settings.post_processors:
         # a re-select queries the server between decoding a row and rendering it: in this process only
         r.problems.append(f"encode.workers={settings.encode_workers} renders rows in worker processes, which do not "

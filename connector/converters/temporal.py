@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from connector.config.modes import TimePrecisionMode
 from connector.converters.base import Kind, UnsupportedColumnType, ValueSettings
+from connector.java.calendar import civil_from_days
 from connector.serde.connect_schema import ConnectSchema, Type
 from schema_history.model import Column
 
@@ -225,20 +226,8 @@ def _iso_timestamp(us: int) -> str:
             f"{stamp.second:02d}{_fraction_text(frac)}Z")
 
 
-def _civil_from_days(days: int) -> tuple[int, int, int]:
-    """Inverse of `_days_from_civil`, year 0 included."""
-    z = days + 719468
-    era = z // 146097
-    doe = z - era * 146097
-    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
-    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
-    mp = (5 * doy + 2) // 153
-    month = mp + 3 if mp < 10 else mp - 9
-    return yoe + era * 400 + (month <= 2), month, doy - (153 * mp + 2) // 5 + 1
-
-
 def _iso_date(days: int) -> str:
-    year, month, day = _civil_from_days(days)
+    year, month, day = civil_from_days(days)
     return f"{year:04d}-{month:02d}-{day:02d}Z"
 
 

@@ -25,15 +25,12 @@ from connector.serde.avro_schema import avro_schema_text
 from connector.serde.connect_schema import DECIMAL_NAME, ConnectSchema, Type
 from connector.serde.json_converter import JsonConverter
 from connector.serde.json_values import DataError, decimal_unscaled_bytes
+from connector.serde.registered_side import RegisteredSide, SchemaRegistry
 
 __all__ = ["AvroSide", "JsonSide", "RecordSerializer", "SideSerializer", "SchemaRegistry", "datum_converter",
            "record_serializer"]
 
 Convert = Callable[[Any], Any]
-
-
-class SchemaRegistry(Protocol):
-    def register(self, subject: str, schema: str) -> int: ...
 
 
 class SideSerializer(Protocol):
@@ -127,29 +124,11 @@ def _encoder(schema: ConnectSchema) -> _Encoder:
     return _Encoder(text, parsed, datum_converter(schema))
 
 
-class AvroSide:
+class AvroSide(RegisteredSide):
     """One side's AvroConverter: TopicNameStrategy subjects `<topic>-key` / `<topic>-value`."""
 
     def __init__(self, registry: SchemaRegistry, is_key: bool) -> None:
-        self._registry = registry
-        self._suffix = "-key" if is_key else "-value"
-        self._encoders: dict[int, tuple[ConnectSchema, _Encoder]] = {}
-        self._ids: dict[tuple[str, int], int] = {}
-
-    def serialize(self, topic: str, schema: ConnectSchema | None, value: Any) -> bytes | None:
-        if schema is None or value is None:  # AvroConverter: null in, null out (tombstones, keyless tables)
-            return None
-        entry = self._encoders.get(id(schema))
-        if entry is None or entry[0] is not schema:
-            entry = (schema, _encoder(schema))
-            self._encoders[id(schema)] = entry
-        encoder = entry[1]
-        key = (topic, id(encoder))
-        schema_id = self._ids.get(key)
-        if schema_id is None:
-            schema_id = self._registry.register(topic + self._suffix, encoder.text)
-            self._ids[key] = schema_id
-        return encoder.encode(schema_id, value)
+        super().__init__(registry, is_key, _encoder, None)
 
 
 @dataclass(frozen=True)
@@ -184,19 +163,22 @@ def _plain_side(fmt: str, schemas_enable: bool) -> SideSerializer:
     return JsonSide(schemas_enable)
 
 
+_REGISTRY_FORMATS = ("avro", "protobuf")  # the converters that register schemas with a Schema Registry
+
+
 def record_serializer(key_format: str, value_format: str, *, key_registry_url: str | None = None,
                       value_registry_url: str | None = None, key_schemas_enable: bool = True,
                       value_schemas_enable: bool = True, key_access: RegistryAccess | None = None,
                       value_access: RegistryAccess | None = None,
                       value_cloudevents_extensions: bool = True) -> RecordSerializer | None:
-    """The run's converters when either side is Avro or StringConverter, or the value CloudEvents; None when both
-    are JSON (the callers' text fast path)."""
-    if value_format == "cloudevents" and key_format != "avro":
+    """The run's converters when either side is Avro, Protobuf or StringConverter, or the value CloudEvents; None
+    when both are JSON (the callers' text fast path)."""
+    if value_format == "cloudevents" and key_format not in _REGISTRY_FORMATS:
         from connector.serde.cloudevents import CloudEventsSide
 
         return RecordSerializer(_plain_side(key_format, key_schemas_enable),
                                 CloudEventsSide(value_schemas_enable, value_cloudevents_extensions))
-    if "avro" not in (key_format, value_format):
+    if key_format not in _REGISTRY_FORMATS and value_format not in _REGISTRY_FORMATS:
         if "string" not in (key_format, value_format):
             return None
         return RecordSerializer(_plain_side(key_format, key_schemas_enable),
@@ -207,12 +189,16 @@ def record_serializer(key_format: str, value_format: str, *, key_registry_url: s
 
     def side(fmt: str, url: str | None, schemas_enable: bool, is_key: bool,
              access: RegistryAccess | None) -> SideSerializer:
-        if fmt != "avro":
+        if fmt not in _REGISTRY_FORMATS:
             return _plain_side(fmt, schemas_enable)
-        assert url, "the configuration loader requires a schema registry url for avro"
+        assert url, "the configuration loader requires a schema registry url for avro and protobuf"
         access = access or RegistryAccess()
         if (url, access) not in registries:  # key and value share one client (and its cache) per registry
             registries[(url, access)] = SchemaRegistryClient.from_config(url, access)
+        if fmt == "protobuf":
+            from connector.serde.protobuf import ProtobufSide
+
+            return ProtobufSide(registries[(url, access)], is_key)
         return AvroSide(registries[(url, access)], is_key)
 
     if value_format == "cloudevents":

@@ -1,8 +1,9 @@
 """A Confluent Schema Registry client: register a schema under a subject, get its id, remember it.
 
-Only what AvroConverter's serializer does with `auto.register.schemas=true`: `POST
-/subjects/{subject}/versions` with the schema text, answered with `{"id": N}` (the same id when the
-schema is already registered). Each (subject, schema text) pair is sent once per process.
+Only what AvroConverter's and ProtobufConverter's serializers do with `auto.register.schemas=true`: `POST
+/subjects/{subject}/versions` with the schema text (and `schemaType` for Protobuf), answered with
+`{"id": N}` (the same id when the schema is already registered). Each (subject, schema text) pair is sent
+once per process.
 
 Errors name the subject and what the registry said: 409 is an incompatible schema (the subject's
 compatibility level refuses it; fix the schema change or the level), 422 an invalid schema, 401/403
@@ -46,12 +47,16 @@ class SchemaRegistryClient:
             raise SchemaRegistryError("schema.registry.url is empty")
         return cls(urls, access.basic_auth, access.ssl_context)
 
-    def register(self, subject: str, schema: str) -> int:
-        """The id of `schema` under `subject`, registering it if needed (cached per pair)."""
+    def register(self, subject: str, schema: str, schema_type: str | None = None) -> int:
+        """The id of `schema` under `subject`, registering it if needed (cached per pair). `schema_type`:
+        None for Avro (the registry's default, which AvroConverter leaves out), "PROTOBUF" for ProtobufConverter."""
         cached = self._ids.get((subject, schema))
         if cached is not None:
             return cached
-        body = json.dumps({"schema": schema}).encode("utf-8")
+        doc: dict[str, str] = {"schema": schema}
+        if schema_type is not None:
+            doc["schemaType"] = schema_type
+        body = json.dumps(doc).encode("utf-8")
         doc = self._request("POST", f"/subjects/{urllib.parse.quote(subject, safe='')}/versions", body, subject)
         schema_id = int(doc["id"])
         self._ids[(subject, schema)] = schema_id

@@ -81,7 +81,7 @@ class RunConfig:
                  "debezium.sink.kafka.producer.bootstrap.servers": self.bootstrap_servers}
         source = self.source_properties()
         formats = {"debezium.format.key": "json", "debezium.format.value": "json", "debezium.format.header": "json"}
-        # the harness's converter properties (--prop value.converter.schemas.enable=false, AvroConverter + its
+        # the harness's converter properties (--prop value.converter.schemas.enable=false, Avro/ProtobufConverter + its
         # schema.registry.url) are Debezium Server format properties here
         for key in [k for k in source if k.startswith(("key.converter", "value.converter"))]:
             value = source.pop(key)
@@ -89,7 +89,8 @@ class RunConfig:
             if rest:
                 formats[f"debezium.format.{side}{rest}"] = value
             else:
-                formats[f"debezium.format.{side}"] = ("avro" if "AvroConverter" in value else "cloudevents"
+                formats[f"debezium.format.{side}"] = ("avro" if "AvroConverter" in value else "protobuf"
+                                                      if "ProtobufConverter" in value else "cloudevents"
                                                       if "CloudEventsConverter" in value else "json")
         props.update({f"debezium.source.{k}": v for k, v in source.items()})
         props.update(formats)

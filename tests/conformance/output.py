@@ -28,24 +28,27 @@ def parse_json_bytes(data: bytes | None) -> Any:
         return {"<not json>": data.decode("utf-8", "replace")}
 
 
-def avro_line(data: bytes | None) -> Any:
-    """Confluent wire-format bytes as the harness writes them: {"schema_id", "avro_base64"}; null stays None."""
+def avro_line(data: bytes | None, wire: str = "avro") -> Any:
+    """Confluent wire-format bytes as the harness writes them: {"schema_id", "<wire>_base64"} (wire: avro or
+    protobuf); null stays None."""
     if data is None:
         return None
-    return {"schema_id": int.from_bytes(data[1:5], "big"), "avro_base64": base64.b64encode(data).decode("ascii")}
+    return {"schema_id": int.from_bytes(data[1:5], "big"), f"{wire}_base64": base64.b64encode(data).decode("ascii")}
 
 
-def write_avro_schemas(path: Path, registry: Any) -> None:
-    """The harness's avro_schemas.json from a tests.support.schema_registry server."""
-    subjects = {s: [{"version": n, "id": i, "schema_type": "AVRO", "schema": text}
+def write_avro_schemas(path: Path, registry: Any, schema_type: str = "AVRO") -> None:
+    """The harness's avro_schemas.json (protobuf_schemas.json) from a tests.support.schema_registry server."""
+    subjects = {s: [{"version": n, "id": i, "schema_type": schema_type, "schema": text}
                     for n, (i, text) in enumerate(versions, start=1)]
                 for s, versions in registry.subjects().items()}
     path.write_text(json.dumps({"schema_registry_url": registry.url, "subjects": subjects}, indent=2,
                                ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def event_lines(records: list[KafkaRecord], avro: bool = False, partitions: bool = False) -> list[dict[str, Any]]:
-    """`partitions`: kafkaPartition is the partition each record was read from (a golden whose transforms pick
+def event_lines(records: list[KafkaRecord], avro: bool = False, partitions: bool = False,
+                wire: str = "avro") -> list[dict[str, Any]]:
+    """`avro`: keys and values are Confluent wire-format bytes of `wire` (avro or protobuf).
+    `partitions`: kafkaPartition is the partition each record was read from (a golden whose transforms pick
     partitions compares them); otherwise null, as the producer's own choice is not Debezium's to make."""
     per_partition = [list(g) for _, g in groupby(sorted(records, key=lambda r: (r.topic, r.partition, r.offset)),
                                                  key=lambda r: (r.topic, r.partition))]
@@ -53,8 +56,8 @@ def event_lines(records: list[KafkaRecord], avro: bool = False, partitions: bool
     lines = []
     for seq, r in enumerate(merged, start=1):
         lines.append({"seq": seq, "topic": r.topic, "kafkaPartition": r.partition if partitions else None,
-                      "key": avro_line(r.key) if avro else parse_json_bytes(r.key),
-                      "value": avro_line(r.value) if avro else parse_json_bytes(r.value),
+                      "key": avro_line(r.key, wire) if avro else parse_json_bytes(r.key),
+                      "value": avro_line(r.value, wire) if avro else parse_json_bytes(r.value),
                       "headers": [{"key": k, "value": parse_json_bytes(v)} for k, v in r.headers]})
     return lines
 

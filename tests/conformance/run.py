@@ -57,6 +57,9 @@ from tests.support.workload import Workload  # noqa: E402
 
 OUTPUT_FILES = ("events.jsonl", "offsets.dat", "offsets.json", "schema_history.jsonl", "status.json",
                 "connector.log", "run_info.json", "application.properties", "mariadb.cnf", "mysql.cnf")
+# --format → the Confluent converter class written to the connector's configuration
+CONVERTERS = {"avro": "io.confluent.connect.avro.AvroConverter",
+              "protobuf": "io.confluent.connect.protobuf.ProtobufConverter"}
 SYSTEM_SCHEMAS = ("mysql", "information_schema", "performance_schema", "sys")
 
 
@@ -77,7 +80,7 @@ class RunOptions:
     timeout: float = 300
     connector_cmd: tuple[str, ...] = field(default_factory=default_connector_cmd)
     scratch: Path | None = None  # server directories; a fresh temp dir (removed afterwards) if None
-    format: str = "json"  # avro: AvroConverter key/value through a test schema registry (harness --format avro)
+    format: str = "json"  # avro/protobuf: Confluent's converter, through a test schema registry (harness --format)
     stream: bool = True  # False: the snapshot mode does not stream; the connector exits by itself after the snapshot
     # more topics to create up front with one partition: ones a transform routes to (Tansu would auto-create
     # them with 4 partitions, and a topic's records would then be read back in per-partition order)
@@ -196,9 +199,9 @@ def _collect(opts: RunOptions, broker: TansuBroker, config: Path, info: dict[str
     internal = {OFFSETS_TOPIC, HISTORY_TOPIC}
     records = consume_all(broker.bootstrap_servers, topics)
     lines = event_lines([r for r in records if r.topic not in internal], avro=registry is not None,
-                        partitions=opts.record_partitions)
+                        partitions=opts.record_partitions, wire=opts.format)
     if registry is not None:
-        write_avro_schemas(out / "avro_schemas.json", registry)
+        write_avro_schemas(out / f"{opts.format}_schemas.json", registry, opts.format.upper())
     write_jsonl(out / "events.jsonl", lines)
     info.update(summarize(lines))
     info["partitions"] = {t: n for t, n in sorted(topics.items()) if t not in internal}
@@ -242,11 +245,11 @@ def run_workload(opts: RunOptions) -> RunResult:
     db = _make_server(opts, scratch)
     broker = TansuBroker(scratch / "tansu")
     connector: ConnectorProcess | None = None
-    registry = SchemaRegistryServer().start() if opts.format == "avro" else None
+    registry = SchemaRegistryServer().start() if opts.format in CONVERTERS else None
     if registry is not None:
         opts = dataclasses.replace(opts, props=opts.props + tuple(
             f"{side}.converter{suffix}" for side in ("key", "value")
-            for suffix in ("=io.confluent.connect.avro.AvroConverter", f".schema.registry.url={registry.url}")))
+            for suffix in (f"={CONVERTERS[opts.format]}", f".schema.registry.url={registry.url}")))
     try:
         db.start()
         broker.start()
@@ -338,9 +341,10 @@ def parse_args(argv: list[str] | None) -> RunOptions:
     ap.add_argument("--connector-cmd", default=None,
                     help="command that provides `run` and `offsets show` (default: the venv's binlog-cdc)")
     ap.add_argument("--scratch", type=Path, default=None, help="server directories (default: a temp dir, removed)")
-    ap.add_argument("--format", choices=("json", "avro"), default="json",
-                    help="avro: Avro keys/values through a test schema registry; events.jsonl then holds "
-                         "{schema_id, avro_base64} as the harness's, plus avro_schemas.json")
+    ap.add_argument("--format", choices=("json", "avro", "protobuf"), default="json",
+                    help="avro (protobuf): Avro (Protobuf) keys/values through a test schema registry; events.jsonl "
+                         "then holds {schema_id, avro_base64} as the harness's, plus avro_schemas.json "
+                         "(protobuf_base64, protobuf_schemas.json)")
     ap.add_argument("--topic", action="append", default=[],
                     help="also create this topic up front, single-partition (a transform's target; repeatable)")
     ap.add_argument("--no-stream", action="store_true",

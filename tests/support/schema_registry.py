@@ -4,7 +4,8 @@ No registry server is installable from PyPI or Debian without a JVM or a Kafka-b
 tests run this one: a real HTTP server the connector talks to over the network, with the parts of
 the REST API AvroConverter's client uses and a minimal BACKWARD compatibility check.
 
-    POST /subjects/{subject}/versions     {"schema": "..."} → {"id": N} (same id for the same text anywhere)
+    POST /subjects/{subject}/versions     {"schema": "...", "schemaType"?: "PROTOBUF"} → {"id": N} (same id for the
+                                          same text anywhere; a Protobuf schema is taken without a compatibility check)
     GET  /schemas/ids/{id}                → {"schema": "..."}
     GET  /subjects                        → ["a-key", ...]
     GET  /subjects/{subject}/versions     → [1, 2]
@@ -139,19 +140,21 @@ class _State:
     lock: threading.Lock = field(default_factory=threading.Lock)
     schemas: list[str] = field(default_factory=list)  # id - 1 → text
     subjects: dict[str, list[int]] = field(default_factory=dict)  # subject → ids by version
+    schema_types: dict[int, str] = field(default_factory=dict)  # id → "AVRO" | "PROTOBUF"
     compatibility: str = "BACKWARD"
     subject_compatibility: dict[str, str] = field(default_factory=dict)
     requests: list[tuple[str, str]] = field(default_factory=list)  # (method, path) log for tests
     basic_auth: str | None = None  # "user:password" the server requires
 
-    def register(self, subject: str, text: str) -> tuple[int, dict[str, Any] | None]:
+    def register(self, subject: str, text: str, schema_type: str = "AVRO") -> tuple[int, dict[str, Any] | None]:
         with self.lock:
             versions = self.subjects.setdefault(subject, [])
             for schema_id in versions:
                 if self.schemas[schema_id - 1] == text:
                     return 200, {"id": schema_id}
             level = self.subject_compatibility.get(subject, self.compatibility)
-            if versions and level.startswith("BACKWARD"):
+            # the BACKWARD check models Avro's rules only; a Protobuf schema is registered unchecked
+            if versions and level.startswith("BACKWARD") and schema_type == "AVRO":
                 problems = backward_compatible(text, self.schemas[versions[-1] - 1])
                 if problems:
                     return 409, {"error_code": 409, "message": (
@@ -161,6 +164,7 @@ class _State:
             if not schema_id:
                 self.schemas.append(text)
                 schema_id = len(self.schemas)
+                self.schema_types[schema_id] = schema_type
             versions.append(schema_id)
             return 200, {"id": schema_id}
 
@@ -199,13 +203,17 @@ def _handler(state: _State) -> type[BaseHTTPRequestHandler]:
             if len(parts) == 3 and parts[0] == "subjects" and parts[2] == "versions":
                 doc = self._body()
                 text = doc.get("schema")
-                if not isinstance(text, str):
-                    return self._reply(422, {"error_code": 42201, "message": "schema missing"})
+                schema_type = str(doc.get("schemaType") or "AVRO").upper()
+                if not isinstance(text, str) or schema_type not in ("AVRO", "PROTOBUF"):
+                    return self._reply(422, {"error_code": 42201, "message": "schema missing or schemaType unknown"})
                 try:
-                    json.loads(text)
+                    if schema_type == "AVRO":
+                        json.loads(text)
+                    elif not text.startswith('syntax = "proto3";'):
+                        raise ValueError("not a proto3 schema")
                 except ValueError:
                     return self._reply(422, {"error_code": 42201, "message": "Invalid schema"})
-                status, reply = state.register(parts[1], text)
+                status, reply = state.register(parts[1], text, schema_type)
                 return self._reply(status, reply)
             self._reply(404, {"error_code": 404, "message": "HTTP 404 Not Found"})
 

@@ -9,11 +9,13 @@ from pathlib import Path
 import pytest
 
 from connector.config.loaders import load_connect_json, load_server_properties
+from connector.config.refusals import refused_properties
 from connector.errors import ConfigError
 from connector.transforms.config import transform_settings
 
 SERVER = {"debezium.sink.type": "kafka"}
 AVRO = {**SERVER, "debezium.format.value": "avro", "debezium.format.value.schema.registry.url": "http://r:8081"}
+PROTOBUF = {**SERVER, "debezium.format.value": "protobuf", "debezium.format.value.schema.registry.url": "http://r:8081"}
 
 
 @pytest.mark.parametrize("props", [
@@ -23,6 +25,10 @@ AVRO = {**SERVER, "debezium.format.value": "avro", "debezium.format.value.schema
     # a shared option one converter implements and the other lacks: Debezium Server hands it to both
     {"debezium.format.value": "avro", "debezium.format.schema.registry.url": "http://r:8081"},
     {**AVRO, "debezium.format.value.auto.register.schemas": "true", "debezium.format.value.schemas.cache.config": "5"},
+    # ProtobufConverter: its defaults, and the options that act only when reading records back
+    {**PROTOBUF, "debezium.format.value.skip.known.types": "true",
+     "debezium.format.value.wrapper.for.nullables": "false", "debezium.format.value.optional.for.proto2": "false",
+     "debezium.format.value.enhanced.protobuf.schema.support": "true"},
 ])
 def test_implemented_options_are_accepted(props):
     loaded = load_server_properties({**SERVER, **props})
@@ -45,6 +51,11 @@ def test_implemented_options_are_accepted(props):
     ({**AVRO, "debezium.format.value.use.latest.version": "true"}, "always does use.latest.version=false"),
     ({**AVRO, "debezium.format.value.enhanced.avro.schema.support": "true"},
      "AvroConverter options implemented: schema.registry.url"),
+    ({**PROTOBUF, "debezium.format.value.wrapper.for.nullables": "true"},
+     "binlog-cdc's Protobuf converter always does wrapper.for.nullables=false"),
+    ({**PROTOBUF, "debezium.format.value.skip.known.types": "false"}, "always does skip.known.types=true"),
+    ({**PROTOBUF, "debezium.format.value.enhanced.avro.schema.support": "true"},
+     "ProtobufConverter options implemented: schema.registry.url"),
 ])
 def test_unimplemented_options_stop_the_start_by_name(props, message):
     with pytest.raises(ConfigError) as err:
@@ -71,7 +82,22 @@ def test_connect_converter_options_and_classes():
         _connect({"key.converter.decimal.format": "NUMERIC"})
     # another class would have been written as JSON: refused by name when the settings are built (refusals.py)
     with pytest.raises(ConfigError, match=r"key.converter"):
-        _connect({**BASE_CONNECT, "key.converter": "io.confluent.connect.protobuf.ProtobufConverter"}).settings(
+        _connect({**BASE_CONNECT, "key.converter": "io.apicurio.registry.utils.converter.AvroConverter"}).settings(
+            transform_settings)
+
+
+def test_protobuf_converter_needs_a_registry_and_is_taken_from_either_format():
+    loaded = _connect({**BASE_CONNECT, "key.converter": "io.confluent.connect.protobuf.ProtobufConverter",
+                       "key.converter.schema.registry.url": "http://user:pw@r:8081"})
+    assert (loaded.kafka.key_format, loaded.kafka.key_schema_registry_url) == ("protobuf", "http://r:8081")
+    assert loaded.kafka.key_registry_access.basic_auth is not None
+    assert refused_properties(loaded.source) == []  # the class is not refused by name (refusals.py)
+    assert load_server_properties(PROTOBUF).kafka.value_format == "protobuf"
+    with pytest.raises(ConfigError, match=r"debezium.format.value=protobuf needs a Schema Registry"):
+        load_server_properties({**SERVER, "debezium.format.value": "protobuf"})
+    with pytest.raises(ConfigError, match=r"with the Protobuf converter set encode.workers=0"):
+        _connect({**BASE_CONNECT, "value.converter": "io.confluent.connect.protobuf.ProtobufConverter",
+                  "value.converter.schema.registry.url": "http://r:8081", "encode.workers": "2"}).settings(
             transform_settings)
 
 
