@@ -48,6 +48,10 @@ REFUSALS: tuple[Refusal, ...] = (
                   for n in ("Default", "DefaultUnicode", "Schema", "SchemaUnicode", "DefaultRegex", "SchemaRegex"))),
     Refusal(r"source\.struct\.version", "only source.struct.version=v2 exists in Debezium 3; remove it", ("v2",)),
     Refusal(r"tasks\.max", "a MySQL connector has exactly one task; set tasks.max=1", ("1",)),
+    # Debezium 3.5+: with snapshot.max.threads > 1 one table is split into threads x multiplier primary-key ranges
+    # (ChunkBoundaryCalculator); binlog-cdc's readers read whole tables, so only the default asks for nothing.
+    Refusal(r"snapshot\.max\.threads\.multiplier", "binlog-cdc's snapshot readers read whole tables, one table "
+            "per reader (snapshot.max.threads spreads tables, not key ranges of one table); remove it", ("1",)),
     Refusal(r"snapshot\.locking\.mode\.custom\.name", "custom snapshot locks are Java classes a Python connector "
             "cannot load; use snapshot.locking.mode=minimal, extended or none"),
     # errors.tolerance, errors.log.enable and errors.log.include.messages are implemented (dispatch/encoder.py)

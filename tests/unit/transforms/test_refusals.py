@@ -58,7 +58,9 @@ def test_every_debezium_property_is_implemented_or_refused_by_name() -> None:
 
 def test_a_refused_property_at_its_debezium_default_asks_for_nothing() -> None:
     assert refused_properties({"tasks.max": "1", "read.only": "false", "converters": "",
-                               "incremental.snapshot.chunk.size": "1024"}) == []
+                               "incremental.snapshot.chunk.size": "1024", "snapshot.max.threads.multiplier": "1"}) == []
+    assert refused_properties({"snapshot.max.threads.multiplier": "4"})[0].startswith(
+        "snapshot.max.threads.multiplier=4: binlog-cdc's snapshot readers read whole tables")
     assert refused_properties({"tasks.max": "2"}) == ["tasks.max=2: a MySQL connector has exactly one task; "
                                                       "set tasks.max=1"]
 
