@@ -220,7 +220,10 @@ class ChunkReader:
 
     def close(self) -> None:
         if self._cursor is not None:
-            self._cursor.close()
+            # After a lost connection PyMySQL has closed its socket, and an unfinished streamed result's close()
+            # would read from it: an AttributeError that hid the OperationalError being raised.
+            if self._conn.open:
+                self._cursor.close()
             self._cursor = None
 
     def _execute(self, sql: str) -> None:
