@@ -7,7 +7,9 @@ compare better than wall-clock rates, which move with the other load.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -19,7 +21,19 @@ from tests.support.connector_process import ConnectorProcess
 from tests.support.connector_process import default_connector_cmd
 
 __all__ = ["child_pids", "connector_cmd", "cpu_s", "fresh_messages", "in_workdir", "rss_kb", "start_connector",
-           "thread_cpu_s", "tree_cpu_s"]
+           "start_pyspy", "thread_cpu_s", "tree_cpu_s"]
+
+
+def start_pyspy(pid: int | None, suffix: str) -> subprocess.Popen | None:
+    """`BENCH_PYSPY=FILE`: py-spy samples the process (100 Hz, not pausing it, per thread) into FILE.<suffix>
+    until it exits (`bench/stages.py` splits it into stages); None when unset."""
+    out = os.environ.get("BENCH_PYSPY")
+    if not out:
+        return None
+    return subprocess.Popen([shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy"), "record",
+                             "--pid", str(pid), "--format", "raw", "--rate", "100", "--nonblocking",
+                             "--threads", "-o", f"{out}.{suffix}"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def connector_cmd(profile_to: Path | None = None) -> list[str]:

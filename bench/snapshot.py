@@ -7,6 +7,9 @@ no serialization, no Kafka). Real Debezium 3.6.3 reads about 18.8k rows/s on thi
     .venv/bin/python bench/snapshot.py [--rows 300000] [--profile] [--baseline DIR] [--repeat N]
 
 `--profile` runs the connector under cProfile (much slower) and prints the top functions.
+`BENCH_PYSPY=FILE` instead samples every run with py-spy (100 Hz, not pausing it) into FILE.<run> (`c0` this
+tree's first run, `b0` the baseline's); `bench/stages.py FILE.c0 --rows N --main-cpu-s S` then splits the main
+thread's CPU (printed per thread) into stages, µs per row.
 `--baseline DIR` runs, back to back on the same servers, the connector of another source tree, e.g.
 `mkdir /tmp/base && git archive HEAD~1 | tar -x -C /tmp/base`: on a shared machine only such pairs
 (and the connector's CPU seconds, also reported) compare; wall-clock rows/s move with the load.
@@ -30,7 +33,7 @@ import pymysql.cursors  # noqa: E402
 
 from tests.conformance.config import write_properties  # noqa: E402
 from tests.support.connector_config import connector_properties  # noqa: E402
-from bench.connector_run import connector_cmd, cpu_s, rss_kb, start_connector  # noqa: E402
+from bench.connector_run import connector_cmd, cpu_s, rss_kb, start_connector, start_pyspy, thread_cpu_s  # noqa: E402
 from tests.support.servers import MariaDBServer, Profile, TansuBroker  # noqa: E402
 
 TABLE = """CREATE TABLE bench.t (
@@ -86,22 +89,27 @@ def snapshot_once(work: Path, server: MariaDBServer, broker: TansuBroker, rows: 
     expected = rows + 6  # + schema change records (SET, DROP TABLE, DROP/CREATE DATABASE, USE, CREATE)
     t0 = time.perf_counter()
     proc = start_connector(cmd, config, run_dir, root)
+    spy = start_pyspy(proc.pid, name)  # py-spy stops by itself when the connector exits
     last: dict = {}
     peak_kb, cpu = 0, 0.0
+    threads: dict[str, float] = {}
     while proc._proc is not None and proc._proc.poll() is None:
         last = proc.status() or last
         peak_kb = max(peak_kb, rss_kb(proc.pid))
         cpu = cpu_s(proc.pid) or cpu
+        threads = thread_cpu_s(proc.pid) or threads
         time.sleep(0.02)
     elapsed = time.perf_counter() - t0
     rc = proc.stop()
     last = proc.status() or last
+    if spy is not None:
+        spy.wait(60)
     if rc != 0 or last.get("records_acked", 0) < expected:
         raise SystemExit(f"connector rc={rc}, status {last}\n{proc.log_tail()}")
     if profile and prof.exists():
         pstats.Stats(str(prof)).sort_stats("tottime").print_stats(25)
     return {"rows_per_s": rows / elapsed, "seconds": elapsed, "cpu_s": cpu, "peak_mb": peak_kb / 1024,
-            "snapshot": last.get("snapshot") or {}}
+            "threads": threads, "snapshot": last.get("snapshot") or {}}
 
 
 def main() -> int:
@@ -134,8 +142,9 @@ def main() -> int:
                 print(f"{kind}: {args.rows} rows snapshotted to Kafka (all acknowledged) in {r['seconds']:.2f} s = "
                       f"{r['rows_per_s']:,.0f} rows/s ({r['rows_per_s'] / base_rate:.2f}x the bare SSCursor read; "
                       f"Debezium 3.6.3 ~18.8k rows/s); connector CPU {r['cpu_s']:.1f} s = "
-                      f"{args.rows / max(r['cpu_s'], 1e-9):,.0f} rows per CPU-second; peak RSS {r['peak_mb']:.0f} MB",
-                      flush=True)
+                      f"{args.rows / max(r['cpu_s'], 1e-9):,.0f} rows per CPU-second "
+                      f"({r['cpu_s'] / args.rows * 1e6:.1f} µs per row); peak RSS {r['peak_mb']:.0f} MB; "
+                      f"CPU seconds per thread {r['threads']}", flush=True)
             current = best["current"]
             out = {
                 "rows_per_s": round(current["rows_per_s"]),
@@ -145,6 +154,8 @@ def main() -> int:
                 "rows": args.rows,
                 "seconds": round(current["seconds"], 2),
                 "connector_cpu_s": round(current["cpu_s"], 2),
+                "connector_cpu_us_per_row": round(current["cpu_s"] / args.rows * 1e6, 1),
+                "thread_cpu_s": current["threads"],
                 "connector_peak_rss_mb": round(current["peak_mb"]),
                 "snapshot_metrics": current["snapshot"],
                 "cpus": os.cpu_count(),
@@ -153,7 +164,7 @@ def main() -> int:
             if "baseline" in best:
                 b = best["baseline"]
                 out["baseline"] = {"rows_per_s": round(b["rows_per_s"]), "seconds": round(b["seconds"], 2),
-                                   "connector_cpu_s": round(b["cpu_s"], 2)}
+                                   "connector_cpu_s": round(b["cpu_s"], 2), "thread_cpu_s": b["threads"]}
                 out["speedup_wall"] = round(current["rows_per_s"] / b["rows_per_s"], 2)
                 out["speedup_cpu"] = round(b["cpu_s"] / max(current["cpu_s"], 1e-9), 2)
             print(json.dumps(out))

@@ -27,6 +27,7 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("read", "socket.py"), ("read", "connector/binlog/table_map_cache"), ("read", "connector/binlog/payload"),
     ("decode", "connector/binlog/rows_decoder"), ("decode", "connector/binlog/image_compiler"),
     ("decode", "connector/binlog/value_decoders"), ("decode", "connector/binlog/json_"),
+    ("read", "snapshot/raw_rows"), ("encode", "connector/events/snapshot_text"),
     ("convert", "connector/converters/"), ("convert", "connector/events/convert_compiler"),
     ("encode", "connector/serde/"), ("encode", "connector/events/image_writer"),
     ("encode", "connector/events/row_renderer"), ("encode", "connector/dispatch/fused_rows"),
@@ -37,7 +38,7 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("kafka", "connector/dispatch/pipelined_sender"), ("kafka", "connector/offsets/"),
     ("dispatch", "connector/dispatch/"),
     ("loop", "connector/streaming/"), ("loop", "connector/ops/"), ("loop", "connector/daemon"),
-    ("loop", "connector/coordinator"),
+    ("loop", "connector/coordinator"), ("scan", "snapshot/"),
 )
 _FRAME = re.compile(r"\(([^()]*?):\d+\)$")
 

@@ -25,9 +25,7 @@ import json
 import os
 import pstats
 import random
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -40,7 +38,8 @@ from pymysqlreplication.row_event import DeleteRowsEvent, UpdateRowsEvent, Write
 
 from tests.conformance.config import write_properties  # noqa: E402
 from tests.support.connector_config import connector_properties  # noqa: E402
-from bench.connector_run import child_pids, connector_cmd, start_connector, thread_cpu_s, tree_cpu_s  # noqa: E402
+from bench.connector_run import (child_pids, connector_cmd, start_connector, start_pyspy, thread_cpu_s,  # noqa: E402
+                                 tree_cpu_s)
 from tests.support.servers import MariaDBServer, Profile, TansuBroker  # noqa: E402
 
 TABLE = """CREATE TABLE bench.events (
@@ -158,12 +157,7 @@ def stream_once(run_dir: Path, expected_records: int, root: Path | None, profile
     cmd = connector_cmd(prof if profile else None)
     t0 = time.perf_counter()
     proc = start_connector(cmd, run_dir / "application.properties", run_dir, root)
-    spy = None
-    if os.environ.get("BENCH_PYSPY"):  # py-spy stops by itself when the connector exits
-        spy = subprocess.Popen([shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy"), "record",
-                                "--pid", str(proc.pid), "--format", "raw", "--rate", "100", "--nonblocking",
-                                "--threads", "-o", f"{os.environ['BENCH_PYSPY']}.{run_dir.name}"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    spy = start_pyspy(proc.pid, run_dir.name)  # py-spy stops by itself when the connector exits
     cpu = 0.0
     threads: dict[str, float] = {}
     children: list[int] = []
