@@ -24,12 +24,12 @@ from pyspark.sql import functions as F
 
 from spark_sink.evolution import BatchSchema, SchemaEvolution, TableDdl
 from spark_sink.ordering import STORED_ORDER, latest_per_key, later_than
-from spark_sink.reader import DecodeOptions, decode_split, discover_versions, split_records
+from spark_sink.reader import DecodeOptions, decode_split, discover_batch, split_records
 from spark_sink.semantic_types import TimeMode
 from spark_sink.targets import Target, target_for
 from spark_sink.wire import ValueFormat
 
-__all__ = ["apply_changes", "ApplyResult", "key_columns"]
+__all__ = ["apply_changes", "ApplyResult", "key_columns", "key_fields"]
 
 logger = logging.getLogger(__name__)
 
@@ -55,7 +55,11 @@ def key_columns(raw: DataFrame, topic: str, decode: DecodeOptions) -> list[str]:
     if not row:
         raise ValueError(f"topic {topic}: records have no key (table without a primary key?); "
                          "pass keys=[...] to apply_changes")
-    key = bytes(row[0]["key"])
+    return key_fields(bytes(row[0]["key"]), topic, decode)
+
+
+def key_fields(key: bytes, topic: str, decode: DecodeOptions) -> list[str]:
+    """The field names of one Kafka key of `topic`, as written by the connector."""
     fmt = ValueFormat(decode.value_format)
     if fmt is ValueFormat.AVRO:
         wire = decode.wire()
@@ -67,11 +71,13 @@ def key_columns(raw: DataFrame, topic: str, decode: DecodeOptions) -> list[str]:
 
 
 def _resolve_keys(keys: Sequence[str] | Mapping[str, Sequence[str]] | None, raw: DataFrame | None,
-                  topic: str, decode: DecodeOptions) -> list[str]:
+                  topic: str, decode: DecodeOptions, sample: bytes | None = None) -> list[str]:
     if isinstance(keys, Mapping):
         keys = keys.get(topic)
     if keys:
         return list(keys)
+    if sample is not None:  # found by the discovery job: no job of its own
+        return key_fields(sample, topic, decode)
     if raw is None:
         raise ValueError(f"topic {topic}: pass keys= when applying already-decoded changes")
     return key_columns(raw, topic, decode)
@@ -106,6 +112,7 @@ def apply_changes(df: DataFrame, target: TargetSpec, keys: Sequence[str] | Mappi
         decode = replace(decode, time_mode=TimeMode.MICROS)
     raw: DataFrame | None = None
     schemas: dict[str, BatchSchema] = {}
+    sampled: dict[str, bytes] = {}
     if "__op" in df.columns:
         topics = [r["__topic"] for r in df.select("__topic").distinct().collect()]
         per_topic = {t: df.filter(F.col("__topic") == t) for t in topics}
@@ -113,7 +120,9 @@ def apply_changes(df: DataFrame, target: TargetSpec, keys: Sequence[str] | Mappi
         # One pass over Kafka: values split into schema version + body and cached, since
         # versions are discovered before the decoding plan can be built.
         raw = split_records(df, decode).persist()
-        found = discover_versions(raw, decode)
+        # The same job samples a key per topic: the key columns need no lookup job of their own.
+        discovered = discover_batch(raw, decode)
+        found, sampled = discovered.versions, discovered.keys
         by_topic = (ddls(sorted(found)) if callable(ddls) else ddls) or {}
         schemas = {t: BatchSchema.of(t, evolution, [v for _, v in versions], by_topic.get(t, ()))
                    for t, versions in found.items()}
@@ -122,8 +131,8 @@ def apply_changes(df: DataFrame, target: TargetSpec, keys: Sequence[str] | Mappi
         results = []
         for topic, changes in sorted(per_topic.items()):
             sink = _resolve_target(target, topic, len(per_topic))
-            results.append(_apply_topic(topic, changes, sink, _resolve_keys(keys, raw, topic, decode),
-                                        batch_id, soft_delete, schemas.get(topic)))
+            columns = _resolve_keys(keys, raw, topic, decode, sampled.get(topic))
+            results.append(_apply_topic(topic, changes, sink, columns, batch_id, soft_delete, schemas.get(topic)))
         return results
     finally:
         if raw is not None:

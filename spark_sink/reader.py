@@ -26,7 +26,8 @@ from spark_sink.semantic_types import TimeMode
 from spark_sink.registry import HttpSchemaRegistry
 from spark_sink.wire import SchemaRegistry, ValueFormat, ValueSplitter, wire_reader
 
-__all__ = ["DecodeOptions", "read_kafka", "split_records", "discover_versions", "decode_split",
+__all__ = ["DecodeOptions", "read_kafka", "split_records", "discover_versions", "discover_batch", "Discovered",
+           "decode_split",
            "decode_batch", "decode_with", "read_changes", "history_schemas", "jvm_kafka_available"]
 
 logger = logging.getLogger(__name__)
@@ -152,12 +153,30 @@ def split_records(df: DataFrame, decode: DecodeOptions = DecodeOptions()) -> Dat
 
 def discover_versions(split: DataFrame, decode: DecodeOptions) -> dict[str, list[tuple[bytes, ConnectField]]]:
     """Schema versions per change topic in a batch of split rows, oldest first."""
+    return discover_batch(split, decode).versions
+
+
+@dataclass(frozen=True)
+class Discovered:
+    """What the applier needs to know of a batch before it can plan the decoding (``discover_batch``)."""
+
+    versions: dict[str, list[tuple[bytes, ConnectField]]]
+    """Schema versions per change topic, oldest first."""
+    keys: dict[str, bytes]
+    """Per change topic, the Kafka key of one of its records (its fields are the key columns); absent if
+    none of the records that carry a schema text had a key."""
+
+
+def discover_batch(split: DataFrame, decode: DecodeOptions) -> Discovered:
+    """Schema versions per change topic, and a sample Kafka key per topic, in one job over split rows."""
     found = (split.filter(F.col("schema").isNotNull())
              .groupBy("topic", "schema_key")
-             .agg(F.min(F.struct("offset", "partition")).alias("first"), F.first("schema").alias("schema"))
+             .agg(F.min(F.struct("offset", "partition")).alias("first"), F.first("schema").alias("schema"),
+                  F.first("key", ignorenulls=True).alias("key"))
              .collect())
     wire = decode.wire()
     versions: dict[str, list[tuple[int, bytes, ConnectField]]] = {}
+    keys: dict[str, bytes] = {}
     for row in found:
         key = bytes(row.schema_key)
         try:
@@ -168,7 +187,9 @@ def discover_versions(split: DataFrame, decode: DecodeOptions) -> dict[str, list
         if schema.child("op") is None and decode.value_format != ValueFormat.JSON_SCHEMALESS:
             continue  # transaction metadata, schema changes, heartbeats
         versions.setdefault(row.topic, []).append((row.first.offset, key, schema))
-    return {t: [(k, s) for _, k, s in sorted(v, key=lambda x: x[0])] for t, v in versions.items()}
+        if row.key is not None:
+            keys.setdefault(row.topic, bytes(row.key))
+    return Discovered({t: [(k, s) for _, k, s in sorted(v, key=lambda x: x[0])] for t, v in versions.items()}, keys)
 
 
 def _timestamps(batch: pa.RecordBatch) -> list:

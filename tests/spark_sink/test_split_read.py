@@ -70,3 +70,30 @@ def test_split_read_decodes_as_raw_rows(spark, kafka_bootstrap, prefix) -> None:
     assert sorted(tables) == sorted(raw) and len(tables) == 1
     for topic in tables:
         assert _decoded(tables, topic) == _decoded(raw, topic), topic
+
+
+def test_apply_takes_the_key_columns_from_the_discovery_job(spark, kafka_bootstrap, prefix, workdir,
+                                                             monkeypatch) -> None:
+    """The job that discovers a batch's schema versions also samples a key per topic, so the applier runs no
+    key lookup job of its own (issue 25: a Spark job per topic and batch that only did bookkeeping)."""
+    from deltalake import DeltaTable
+
+    from spark_sink import DecodeOptions, DeltaTarget, apply_changes, read_kafka
+    from spark_sink import applier
+    from spark_sink.reader import discover_batch
+
+    from . import expected
+    golden.produce(kafka_bootstrap, [r.renamed(prefix) for r in golden.load("basic")
+                                     if r.topic.endswith(".customers")], partitions=2)
+    split = read_kafka(spark, kafka_bootstrap, topic_pattern=rf"{prefix}\.inventory\.customers", streaming=False,
+                       split_values="json")
+    sampled = discover_batch(split, DecodeOptions()).keys
+    assert [applier.key_fields(k, t, DecodeOptions()) for t, k in sampled.items()] == [["id"]]
+
+    def no_lookup(*args: object) -> list[str]:
+        raise AssertionError("a key lookup job ran although discovery sampled a key")
+    monkeypatch.setattr(applier, "key_columns", no_lookup)
+    apply_changes(split, DeltaTarget(workdir / "customers"))
+    rows = DeltaTable(str(workdir / "customers")).to_pyarrow_table().to_pylist()
+    columns = expected.CUSTOMERS_COLUMNS
+    assert {r["id"]: tuple(r[c] for c in columns[1:]) for r in rows} == expected.CUSTOMERS_FINAL
