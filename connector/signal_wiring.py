@@ -153,11 +153,18 @@ def signal_emitter(settings: Settings, params: ConnectionParams, dispatcher: Dis
     return wrap
 
 
+def _streamed_gtids(state: StreamingState) -> str:
+    """What streaming has read, the current transaction included (the offset's text once a GTID event came)."""
+    if state.gtids_text:
+        return state.gtids_text
+    return state.current_gtids.client_str() if isinstance(state.current_gtids, GtidSet) else ""
+
+
 def _no_write_watermarks(state: StreamingState, is_mariadb: bool) -> Watermarks | None:
     """Watermarks that write nothing on this server: executed GTID sets on MySQL with GTIDs, the chunk view's
     binlog position on MariaDB; None on MySQL without GTIDs (the interrupted snapshot then starts over)."""
     if is_mariadb:
         return ViewPositionWatermarks()
     if isinstance(state.current_gtids, GtidSet):
-        return GtidWatermarks()
+        return GtidWatermarks(seen=lambda: _streamed_gtids(state))
     return None

@@ -16,8 +16,9 @@ Both serve the rest of an interrupted initial snapshot without a signal table (s
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Callable, Protocol
 
 import pymysql
 
@@ -27,6 +28,13 @@ from connector.gtids.sets import GtidSet, split_gtid
 from connector.events.changes import EventSource
 
 __all__ = ["GtidWatermarks", "Watermarks"]
+
+log = logging.getLogger(__name__)
+
+# How long a low watermark waits for the server to count as executed a transaction streaming already read: the
+# binlog reaches the dump thread before the commit stage adds the GTID to gtid_executed (microseconds to
+# milliseconds), so a healthy server never comes near this.
+SEEN_WAIT_S = 10
 
 
 class Watermarks(Protocol):
@@ -62,12 +70,26 @@ class GtidWatermarks:
     low: GtidSet | None = None
     high: GtidSet | None = None
     window_opened: bool = False
+    # The GTID set streaming has read so far (the current transaction's included): the low watermark waits until
+    # the server counts all of it as executed. Without the wait a chunk read while the server was still committing
+    # the transaction that carried the signal got a low watermark without it, and the window closed at that
+    # transaction's own change instead of at its commit (a source.pos that depended on timing).
+    seen: Callable[[], str] | None = None
 
     @property
     def active(self) -> bool:
         return self.high is not None
 
     def read_low(self, conn: pymysql.connections.Connection) -> None:
+        seen = self.seen() if self.seen is not None else ""
+        if seen:
+            with conn.cursor() as cur:
+                cur.execute("SELECT WAIT_FOR_EXECUTED_GTID_SET(%s, %s)", (seen, SEEN_WAIT_S))
+                row = cur.fetchone()
+            if row is not None and row[0] == 1:
+                log.warning("read-only incremental snapshot: after %d s the server still does not count as executed "
+                            "every transaction streaming has read (%s); the chunk's low watermark is taken anyway",
+                            SEEN_WAIT_S, seen)
         self.low = _executed(conn)
         conn.commit()  # the chunk query must see what was committed before it
         self.high = None
