@@ -75,12 +75,20 @@ def test_kill_9_mid_snapshot_resumes_at_table_and_key(server_name, request, brok
         proc._check_alive()
         return ((proc.status() or {}).get("snapshot") or {}).get("RowsScanned", {}).get(f"{database}.b", 0)
 
-    wait_until(lambda: b_scanned() > KILL_AT_B, 240, f"the snapshot to have read {KILL_AT_B:,} rows of {database}.b",
-               interval=0.05, state=lambda: (proc.status(), proc.log_tail(5)))
+    def offsets_text() -> str:
+        path = tmp_path / "offsets.dat"
+        return path.read_text(errors="replace").replace('\\"', '"') if path.exists() else ""
+
+    # Rows scanned run ahead of rows acknowledged, and the offsets file is written behind the snapshot's thread:
+    # wait until the file itself names a key of b, not only until enough rows were read (a speed).
+    wait_until(lambda: b_scanned() > KILL_AT_B and "snapshot_resume_table" in offsets_text()
+               and f'"{database}"."b"' in offsets_text(), 240,
+               f"the snapshot to have read {KILL_AT_B:,} rows of {database}.b and the offsets file to name it",
+               interval=0.05, state=lambda: (proc.status(), offsets_text()[-300:], proc.log_tail(5)))
     os.kill(proc.pid, signal.SIGKILL)
     proc._proc.wait()
-    offsets = (tmp_path / "offsets.dat").read_text(errors="replace")
-    assert "snapshot_resume_table" in offsets and f'"{database}"."b"' in offsets.replace('\\"', '"')
+    offsets = offsets_text()
+    assert "snapshot_resume_table" in offsets and f'"{database}"."b"' in offsets
 
     # changes while the connector is down: in the finished table, the interrupted one and the next
     server.run_sql("UPDATE a SET v = v + 1 WHERE id <= 100; DELETE FROM a WHERE id BETWEEN 200 AND 210;"
