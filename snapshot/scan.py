@@ -21,7 +21,7 @@ from connector.events.snapshot_text import Decoder
 from connector.events.changes import EventSource
 from schema_history.model import TableId
 from snapshot.chunks import ChunkReader
-from snapshot.emitter import RowWriter, SnapshotEmitter
+from snapshot.emitter import GroupRowWriter, RowWriter, SnapshotEmitter
 from snapshot.markers import MARKER_FIRST, MARKER_FIRST_IN_TABLE, MARKER_LAST, MARKER_LAST_IN_TABLE, MARKER_TRUE
 from snapshot.metrics import SnapshotMetrics
 from snapshot.plan import TableRead
@@ -33,6 +33,9 @@ log = logging.getLogger(__name__)
 __all__ = ["DataSources", "DataStep", "Finish", "marker", "read_serially", "row_writer"]
 
 DEFAULT_FETCH_SIZE = 2000
+# Rows of a batch sent as one group (GroupRowWriter): one offset and one delivery callback per group; small enough
+# that housekeeping (acks, offset commits, the status file) still runs every few hundred rows.
+GROUP_ROWS = 256
 
 # Emits the snapshot's last record (with the completed offset), or None when no row was read.
 Finish = Callable[[], None] | None
@@ -164,19 +167,36 @@ def read_serially(conn: pymysql.connections.Connection, reads: Sequence[TableRea
                 key_index = reader.key_index
                 key_decoders = [decoders[i] for i in key_index] if decoders is not None else None
                 table_name = table_id.identifier()
+            group_write = emit_table.group if isinstance(emit_table, GroupRowWriter) else None
             r_index = 0
             for batch in reader:
                 ts_ms = int(time.time()) * 1000
-                for values in batch:
-                    if pending is not None:  # flush(is_last_row=False, final=False), inlined: once per row
+                if group_write is not None and len(batch) > 1:
+                    # All but the batch's last row go in groups (none of them is its table's last: the batch's
+                    # last row comes after them); the last one is held back as `pending`, as below.
+                    if pending is not None:
                         emit_p, table_p, values_p, t_p, r_p, offset_p = pending
-                        if offset_p is None:
-                            emit_p(values_p, source_for(table_p, marker(t_p, count, r_p, False), ts_ms),
-                                   progress(values_p))
-                        else:  # an earlier table's last row
-                            emit_p(values_p, source_for(table_p, marker(t_p, count, r_p, True), ts_ms), offset_p)
-                    pending = (emit_table, table_id, values, t_index, r_index, None)
-                    r_index += 1
+                        emit_p(values_p, source_for(table_p, marker(t_p, count, r_p, offset_p is not None), ts_ms),
+                               progress(values_p) if offset_p is None else offset_p)
+                    held = len(batch) - 1
+                    rest = source_for(table_id, MARKER_TRUE, ts_ms)
+                    for start in range(0, held, GROUP_ROWS):
+                        rows = batch[start:min(start + GROUP_ROWS, held)]
+                        group_write(rows, source_for(table_id, marker(t_index, count, r_index + start, False), ts_ms),
+                                    rest, progress(rows[-1]))
+                    pending = (emit_table, table_id, batch[held], t_index, r_index + held, None)
+                    r_index += len(batch)
+                else:
+                    for values in batch:
+                        if pending is not None:  # flush(is_last_row=False, final=False), inlined: once per row
+                            emit_p, table_p, values_p, t_p, r_p, offset_p = pending
+                            if offset_p is None:
+                                emit_p(values_p, source_for(table_p, marker(t_p, count, r_p, False), ts_ms),
+                                       progress(values_p))
+                            else:  # an earlier table's last row
+                                emit_p(values_p, source_for(table_p, marker(t_p, count, r_p, True), ts_ms), offset_p)
+                        pending = (emit_table, table_id, values, t_index, r_index, None)
+                        r_index += 1
                 total += len(batch)
                 metrics.rows(table_id, r_index)
                 now = time.monotonic()

@@ -30,6 +30,7 @@ from connector.dispatch.schema_changes import SchemaChanges, SchemaTracker, trun
 from connector.dispatch.pipelined_sender import PipelinedSender
 from connector.dispatch.reselect import Reselector
 from connector.dispatch.row_records import VALUE_FAILURES, event_headers, failed_row, planned_rows, row_values
+from connector.dispatch.snapshot_text_rows import SnapshotTextRows
 from connector.dispatch.sender import DispatchCounters, RecordSender, RecordSink
 from connector.dispatch.table_maps import CapturedTables
 from connector.dispatch.tables import SourceBlocks, TableRoutes
@@ -292,12 +293,11 @@ class Dispatcher:
         self._emit_rows(ts, Operation.DELETE, before, None, source, _FixedPosition(None, offset), self._routes.topic(table_id),
                         table_id.dotted())
 
-    def snapshot_text_rows(self, table_id: TableId, decoders: Sequence[Any]
-                           ) -> Callable[[list, EventSource, Any], None] | None:
-        """For one table read: `emit(raw_row, source, offset)`, `snapshot_row` for the server's raw text values
-        (connector/events/snapshot_text.py, same bytes), or None when rows must go through `snapshot_row` (records
-        not taking the JSON fast path, op=r skipped, column mappers). The source JSON is rendered once per
-        `EventSource` object, the offset map once per offset object."""
+    def snapshot_text_rows(self, table_id: TableId, decoders: Sequence[Any]) -> SnapshotTextRows | None:
+        """For one table read: `emit(raw_row, source, offset)` (and `emit.group`), `snapshot_row` for the server's
+        raw text values (connector/events/snapshot_text.py, same bytes), or None when rows must go through
+        `snapshot_row` (records not taking the JSON fast path, op=r skipped, column mappers). The source JSON is
+        rendered once per `EventSource` object, the offset map once per offset object."""
         table = self.schema.table(table_id)
         if table is None or Operation.READ.value in self._skipped:
             return None
@@ -306,23 +306,17 @@ class Dispatcher:
         encode = ts.snapshot_text_encoder(decoders) if to_record is not None else None
         if encode is None or to_record is None:
             return None
-        counters, send, clock_ns, offset_map = self.counters, self._sender.send, self._clock_ns, self._snapshot_offset_map
         schema_changes, sources = self._schema_changes, self._sources
-        last: list[Any] = [None, ""]  # the EventSource last rendered, its JSON
 
-        def emit(raw: list, source: EventSource, offset: Any) -> None:
+        def release() -> None:
             if schema_changes.holding:
                 schema_changes.release()
-            if source is not last[0]:
-                last[0], last[1] = source, sources.of(source).json()
-            counters.data_events += 1
-            try:
-                key, value = encode(raw, last[1], clock_ns())
-            except VALUE_FAILURES as exc:
-                raise row_value_error(ts, raw, "snapshot", exc, source.file, source.pos, decoders=decoders) from exc
-            send(to_record(key, value), offset_map(offset))
 
-        return emit
+        return SnapshotTextRows(ts, decoders, encode, to_record, send=self._sender.send,
+                                send_group=self._sender.send_group if self.pipeline is None else None,
+                                offset_map=self._snapshot_offset_map, counters=self.counters,
+                                clock_ns=self._clock_ns, release=release,
+                                source_json=lambda source: sources.of(source).json(), failures=VALUE_FAILURES)
 
     def _emit_rows(self, ts: TableSchema, op: Operation, before: Sequence[Any] | None, after: Sequence[Any] | None,
                    es: EventSource, positions: EventPositions, topic: str, data_collection: str, *,

@@ -7,6 +7,7 @@ from typing import Any, Callable, Sequence
 
 from connector.offsets.position import SourceOffset
 from connector.dispatch.dispatcher import Dispatcher
+from connector.dispatch.snapshot_text_rows import SnapshotTextRows
 from connector.events.changes import EventSource
 
 __all__ = ["DispatcherSnapshotEmitter"]
@@ -31,16 +32,9 @@ class DispatcherSnapshotEmitter:
         self._dispatcher.snapshot_row(table_id, values, source, offset)
         self._row_done()
 
-    def snapshot_text_rows(self, table_id: Any, decoders: list) -> Callable[[list, Any, Any], None] | None:
+    def snapshot_text_rows(self, table_id: Any, decoders: list) -> "_CountedTextRows | None":
         emit = self._dispatcher.snapshot_text_rows(table_id, decoders)
-        if emit is None:
-            return None
-
-        def emit_row(raw: list, source: Any, offset: Any) -> None:
-            emit(raw, source, offset)
-            self._row_done()
-
-        return emit_row
+        return None if emit is None else _CountedTextRows(emit, self)
 
     def checkpoint(self, offset: SourceOffset) -> None:
         self._dispatcher.tracker.observe(offset.to_map())
@@ -61,6 +55,12 @@ class DispatcherSnapshotEmitter:
         if self._rows % self.HOUSEKEEPING_EVERY == 0:
             self._housekeeping()
 
+    def _rows_done(self, count: int) -> None:
+        before = self._rows
+        self._rows += count
+        if before // self.HOUSEKEEPING_EVERY != self._rows // self.HOUSEKEEPING_EVERY:
+            self._housekeeping()
+
     def table_known(self, table_id: Any) -> bool:
         return self._dispatcher.table_known(table_id)
 
@@ -75,3 +75,20 @@ class DispatcherSnapshotEmitter:
         if table is None:
             return [], ()
         return table.column_names(), tuple(table.primary_key_column_names)
+
+
+class _CountedTextRows:
+    """The dispatcher's `SnapshotTextRows` with the emitter's row count (its housekeeping) kept."""
+
+    __slots__ = ("_emit", "_owner")
+
+    def __init__(self, emit: SnapshotTextRows, owner: DispatcherSnapshotEmitter) -> None:
+        self._emit, self._owner = emit, owner
+
+    def __call__(self, raw: list, source: Any, offset: Any) -> None:
+        self._emit(raw, source, offset)
+        self._owner._row_done()
+
+    def group(self, raws: Sequence[list], first: Any, source: Any, offset: SourceOffset) -> None:
+        self._emit.group(raws, first, source, offset)
+        self._owner._rows_done(len(raws))
