@@ -25,6 +25,7 @@ from tests.support.connector_process import default_connector_cmd
 from tests.containers.inventory import (APPLICATION_PROPERTIES, BUILD_STEPS, COMPOSE_FILE, CONNECTOR_PASSWORD,
                                         CONNECTOR_USER, DOCKERFILE, HEALTHCHECK, INIT_DIR, MY_CNF, REPO)
 from connector.transforms.config import transform_settings
+from tests.support.waiting import PROCESS_BOUND_S
 
 
 @dataclass
@@ -143,9 +144,9 @@ def test_the_cli_accepts_the_image_command() -> None:
     if importlib.util.find_spec("connector.cli") is None:
         pytest.skip("connector/cli.py does not exist yet: the image's ENTRYPOINT cannot be checked")
     exe = default_connector_cmd()[0]
-    top = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=60)
+    top = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=PROCESS_BOUND_S)
     assert top.returncode == 0, top.stderr
-    run = subprocess.run([exe, "run", "--help"], capture_output=True, text=True, timeout=60)
+    run = subprocess.run([exe, "run", "--help"], capture_output=True, text=True, timeout=PROCESS_BOUND_S)
     assert run.returncode == 0 and "--status-file" in run.stdout, run.stdout + run.stderr
 
 

@@ -47,6 +47,9 @@ def spark() -> Iterator[object]:
                # Spark's contract; the mirror CLI and bench keep Spark's defaults.
                .config("spark.sql.codegen.wholeStage", "false")
                .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
+               # Adaptive execution re-plans each query after its shuffles: for the tests' tiny batches that is pure
+               # overhead (test_expressions + test_spark_golden + test_source_db: JVM 121 -> 104 CPU-s, same wall).
+               .config("spark.sql.adaptive.enabled", "false")
                .getOrCreate())
     session.sparkContext.setLogLevel("ERROR")
     yield session

@@ -20,7 +20,7 @@ import pymysql
 
 from tests.support.datadir_templates import initialise_from_template, template_key
 from tests.support.ports import free_port
-from tests.support.waiting import wait_until
+from tests.support.waiting import PROCESS_BOUND_S, wait_until
 
 DBZ_USER = "debezium"
 DBZ_PASSWORD = "dbz"
@@ -126,7 +126,7 @@ class DatabaseServer:
             self._proc = subprocess.Popen(self._server_cmd(), stdout=out, stderr=subprocess.STDOUT,
                                           stdin=subprocess.DEVNULL, start_new_session=True)
         try:
-            wait_until(self._ready, 60, f"{self.flavour} on port {self.port}", interval=0.2)
+            wait_until(self._ready, PROCESS_BOUND_S, f"{self.flavour} on port {self.port}", interval=0.2)
         except (TimeoutError, ServerError) as e:
             self.stop()
             raise ServerError(f"{e}\n{disk_note(self.workdir)}\n{self.error_log_tail()}") from None

@@ -13,6 +13,10 @@ from typing import Callable, TypeVar
 
 T = TypeVar("T")
 
+# The bound for one process to start or finish its work (a server ready, a CLI run through): a deadline that only
+# catches hangs. 60 s was hit by a cold MySQL start and by a `validate` at load 18 beside a busy core.
+PROCESS_BOUND_S = 240.0
+
 
 class WaitTimeout(TimeoutError):
     """The condition did not hold before the deadline."""

@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.support.waiting import PROCESS_BOUND_S
+
 _ZYGOTE = Path(__file__).with_name("connector_zygote.py")
 _START_KEYS = ("PYTHON", "LD_")
 
@@ -89,7 +91,7 @@ class Zygote:
               err: Path | None = None) -> "WarmProcess":
         self._sock.sendall((json.dumps({"argv": argv, "env": env, "cwd": str(cwd) if cwd else None,
                                         "log": str(log), "err": str(err) if err else None}) + "\n").encode())
-        reply = self._reply(timeout=60)
+        reply = self._reply(timeout=PROCESS_BOUND_S)
         if "error" in reply:
             raise OSError(reply["error"])
         return WarmProcess(self, reply["pid"], argv)

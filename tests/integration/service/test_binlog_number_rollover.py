@@ -12,6 +12,7 @@ import pytest
 from tests.integration.service.support import connector_config, new_prefix, restart_in_place, start_connector
 from tests.support.kafka_dump import consume_all
 from tests.support.servers import MariaDBServer, Profile
+from tests.support.waiting import PROCESS_BOUND_S
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -52,7 +53,7 @@ def test_streaming_and_resume_across_binlog_999999_to_1000000(renumbered, broker
     assert server.binlog_position()[0] == f"{server.binlog_basename}.1000000"
     server.run_sql("INSERT INTO t VALUES (3); ALTER TABLE t ADD COLUMN note VARCHAR(10);"
                    "INSERT INTO t VALUES (4, 'four')", database=database)
-    proc.wait_caught_up(server.binlog_position(), quiet_ms=300, timeout=60)
+    proc.wait_caught_up(server.binlog_position(), quiet_ms=300, timeout=PROCESS_BOUND_S)
     assert proc.status()["committed_offset"]["file"] == f"{server.binlog_basename}.1000000"
     assert proc.stop() == 0, proc.log_tail()
 
@@ -60,7 +61,7 @@ def test_streaming_and_resume_across_binlog_999999_to_1000000(renumbered, broker
                    database=database)
     proc = start_connector(tmp_path, config)  # the history's last record (the ALTER) is in 1000000
     server.run_sql("INSERT INTO t VALUES (7, 'seven')", database=database)
-    proc.wait_caught_up(server.binlog_position(), quiet_ms=300, timeout=60)
+    proc.wait_caught_up(server.binlog_position(), quiet_ms=300, timeout=PROCESS_BOUND_S)
     assert proc.stop() == 0, proc.log_tail()
 
     rows = [json.loads(r.value)["payload"] for r in consume_all(broker.bootstrap_servers, {topic: 1})

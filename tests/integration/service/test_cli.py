@@ -10,12 +10,13 @@ import pytest
 from tests.support.connector_process import default_connector_cmd
 from tests.integration.service.support import connector_config, new_prefix, start_connector
 from tests.support.kafka_dump import consume_all
+from tests.support.waiting import PROCESS_BOUND_S
 
 pytestmark = pytest.mark.timeout(180)
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*default_connector_cmd(), *args], capture_output=True, text=True, timeout=60)
+    return subprocess.run([*default_connector_cmd(), *args], capture_output=True, text=True, timeout=PROCESS_BOUND_S)
 
 
 @pytest.mark.parametrize("server_name", ["mariadb", "mysql"])

@@ -18,6 +18,7 @@ from tests.support.mariadb_replication import MariaDBReplica as _Replica
 from tests.support.mariadb_replication import gtid_pos as _gtid_pos
 from tests.support.mariadb_replication import start_replication as _start_replication
 from tests.support.servers import MariaDBServer, Profile
+from tests.support.waiting import PROCESS_BOUND_S
 
 pytestmark = pytest.mark.timeout(300)
 
@@ -108,7 +109,7 @@ def test_server_id_of_a_registered_replica_is_refused(broker, tmp_path):
         prefix = new_prefix("sid")
         broker.create_topics([prefix])
         config = connector_config(tmp_path, source, broker, "sid", prefix, database_server_id="2")
-        result = run_cli("run", str(config), timeout=60)
+        result = run_cli("run", str(config), timeout=PROCESS_BOUND_S)
         assert result.returncode != 0
         assert "database.server.id=2 is already used by a replica" in result.stdout + result.stderr
         config = connector_config(tmp_path, source, broker, "sid", prefix, database_server_id="7")

@@ -9,6 +9,7 @@ import pytest
 from tests.integration.service.support import connector_config, new_prefix, start_connector
 from tests.support.waiting import wait_until
 from tests.support.kafka_dump import consume_all
+from tests.support.waiting import PROCESS_BOUND_S
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -111,7 +112,7 @@ def test_purged_file_resumes_by_gtid_unless_unseen_transactions_were_purged(own_
     # A transaction the connector never saw is purged: refuse, naming the fix.
     server.run_sql("INSERT INTO pdb.t VALUES (3)")
     _purge_all_but_current(server)
-    run = run_cli("run", str(config), timeout=60)
+    run = run_cli("run", str(config), timeout=PROCESS_BOUND_S)
     assert run.returncode == 2, run.stderr[-2000:]
     assert "no longer on the server" in run.stderr and "snapshot.mode=when_needed" in run.stderr
 

@@ -10,6 +10,7 @@ import pytest
 
 from tests.integration.service.support import connector_config, new_prefix, start_connector
 from tests.support.kafka_dump import consume_all
+from tests.support.waiting import PROCESS_BOUND_S
 
 pytestmark = [pytest.mark.timeout(240), pytest.mark.mysql]
 
@@ -56,7 +57,7 @@ def test_partial_json_updates_are_emitted_with_full_images(mysql, broker, unique
     mysql.run_sql("".join(u.format(t="t_full") + ";\n" for u in UPDATES), database=database)
     mysql.run_sql("SET SESSION binlog_row_value_options = 'PARTIAL_JSON';\n"
                   + "".join(u.format(t="t_partial") + ";\n" for u in UPDATES), database=database)
-    proc.wait_caught_up(mysql.binlog_position(), quiet_ms=300, timeout=60)
+    proc.wait_caught_up(mysql.binlog_position(), quiet_ms=300, timeout=PROCESS_BOUND_S)
     assert proc.stop() == 0, proc.log_tail()
 
     kinds = [row[2] for row in mysql.query(f"SHOW BINLOG EVENTS IN '{start_file}' FROM {start_pos}")]

@@ -12,6 +12,7 @@ from tests.integration.service.support import (
     connector_config, metric, metrics_port, new_prefix, scrape, start_connector)
 from tests.support.waiting import wait_until
 from tests.support.kafka_dump import consume_all
+from tests.support.waiting import PROCESS_BOUND_S
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -47,7 +48,7 @@ def test_purge_estimate_warning_and_purged_position(own_server, broker, tmp_path
 
     current = server.binlog_position()[0]
     server.run_sql(f"PURGE BINARY LOGS TO '{current}'")
-    run = run_cli("run", str(config), timeout=60)
+    run = run_cli("run", str(config), timeout=PROCESS_BOUND_S)
     assert run.returncode == 2
     assert "no longer on the server" in run.stderr and "snapshot.mode=when_needed" in run.stderr
 

@@ -18,6 +18,7 @@ from tests.support.connector_process import run_cli
 from tests.integration.service.support import connector_config, new_prefix, start_connector
 from tests.support.kafka_dump import consume_all
 from tests.support.servers import MySQLServer, Profile
+from tests.support.waiting import PROCESS_BOUND_S
 
 pytestmark = [pytest.mark.timeout(300), pytest.mark.mysql]
 
@@ -39,7 +40,7 @@ def _values(broker, topic: str) -> list[dict]:
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return run_cli(*args, timeout=60)
+    return run_cli(*args, timeout=PROCESS_BOUND_S)
 
 
 def test_tagged_transactions_stream_with_their_gtids_and_resume_from_a_tagged_offset(
@@ -59,7 +60,7 @@ def test_tagged_transactions_stream_with_their_gtids_and_resume_from_a_tagged_of
     server.run_sql(_tagged("Batch_A", "BEGIN; INSERT INTO t VALUES (3, 'a'); UPDATE t SET note = 'a2' WHERE id = 2; "
                                       "COMMIT"), database=database)
     server.run_sql(_tagged("etl", "DELETE FROM t WHERE id = 1"), database=database)
-    proc.wait_caught_up(server.binlog_position(), quiet_ms=300, timeout=60)
+    proc.wait_caught_up(server.binlog_position(), quiet_ms=300, timeout=PROCESS_BOUND_S)
     # the last record's offset: the set before its transaction (etl:2), as Debezium's
     committed = proc.status()["committed_offset"]["gtids"]
     assert committed.startswith(f"{uuid}:1-") and committed.endswith(":batch_a:1-1:etl:1-1"), committed
@@ -70,7 +71,7 @@ def test_tagged_transactions_stream_with_their_gtids_and_resume_from_a_tagged_of
     server.run_sql("INSERT INTO t VALUES (5, 'while stopped')", database=database)
     proc = start_connector(tmp_path, config)
     server.run_sql(_tagged("batch_a", "INSERT INTO t VALUES (6, 'after restart')"), database=database)
-    proc.wait_caught_up(server.binlog_position(), quiet_ms=300, timeout=60)
+    proc.wait_caught_up(server.binlog_position(), quiet_ms=300, timeout=PROCESS_BOUND_S)
     assert proc.stop() == 0, proc.log_tail()
     # reconnected with the tagged set (COM_BINLOG_DUMP_GTID's tagged encoding), in MySQL's spelling
     assert f"connecting after GTIDs {GtidSet.parse(committed)}" in proc.log_tail(100), proc.log_tail(100)
@@ -101,7 +102,7 @@ def test_tagged_transactions_stream_with_their_gtids_and_resume_from_a_tagged_of
     assert ":skip_me:1" in json.loads(moved.stdout)["new"]["gtids"]
     server.run_sql(_tagged("etl", "INSERT INTO t VALUES (8, 'after set')"), database=database)
     proc = start_connector(tmp_path, config)
-    proc.wait_caught_up(server.binlog_position(), quiet_ms=300, timeout=60)
+    proc.wait_caught_up(server.binlog_position(), quiet_ms=300, timeout=PROCESS_BOUND_S)
     assert proc.stop() == 0, proc.log_tail()
     after_set = [(v["after"]["id"], v["source"]["gtid"]) for v in _values(broker, topic)[len(changes):]]
     assert after_set == [(8, f"{uuid}:etl:4")]

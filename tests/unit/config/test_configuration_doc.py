@@ -9,6 +9,7 @@ from pathlib import Path
 from connector.config.docs import configuration_markdown
 from connector.config.fields import FIELDS
 from connector.config.refusals import REFUSALS
+from tests.support.waiting import PROCESS_BOUND_S
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "CONFIGURATION.md"
 
@@ -33,7 +34,7 @@ def test_properties_into_a_pipe_closed_early_is_no_error():
     os.close(read_end)  # the reader is gone before the first write: every write meets a broken pipe
     try:
         proc = subprocess.run([*cmd, "properties"], stdout=write_end, stderr=subprocess.PIPE,
-                              stdin=subprocess.DEVNULL, timeout=60)
+                              stdin=subprocess.DEVNULL, timeout=PROCESS_BOUND_S)
     finally:
         os.close(write_end)
     assert proc.returncode == 0, proc.stderr.decode()

@@ -12,6 +12,7 @@ from connector.config.loaders import load_connect_json, load_server_properties
 from connector.config.refusals import refused_properties
 from connector.errors import ConfigError
 from connector.transforms.config import transform_settings
+from tests.support.waiting import PROCESS_BOUND_S
 
 SERVER = {"debezium.sink.type": "kafka"}
 AVRO = {**SERVER, "debezium.format.value": "avro", "debezium.format.value.schema.registry.url": "http://r:8081"}
@@ -111,6 +112,6 @@ def test_cli_validate_refuses_an_unimplemented_converter_option(tmp_path: Path):
                       "debezium.source.database.server.id=5\n"
                       "debezium.format.value.decimal.format=NUMERIC\n")
     run = subprocess.run([str(Path(sys.executable).with_name("binlog-cdc")), "validate", str(config)],
-                         capture_output=True, text=True, timeout=60)
+                         capture_output=True, text=True, timeout=PROCESS_BOUND_S)
     assert run.returncode == 2, run.stdout + run.stderr
     assert "debezium.format.value.decimal.format=NUMERIC" in run.stderr and "(ignored)" not in run.stderr

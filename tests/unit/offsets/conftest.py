@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Callable
 
 import pytest
+from tests.support.waiting import PROCESS_BOUND_S
 
 JAVA_DIR = Path(__file__).parent / "java"
 
@@ -33,7 +34,7 @@ def java_offsets_dat(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., 
 
     def run(*args: str) -> str:
         done = subprocess.run(["java", "-cp", str(classes), "OffsetsDat", *args],
-                              check=True, capture_output=True, text=True, timeout=60)
+                              check=True, capture_output=True, text=True, timeout=PROCESS_BOUND_S)
         return done.stdout
 
     return run
