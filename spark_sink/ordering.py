@@ -129,24 +129,17 @@ def latest_per_key(changes: DataFrame, keys: Sequence[str], tie: str | None = No
     `count_as`, that column holds how many changes the key had."""
     key_columns = [F.col(k) for k in keys]
     tail = [F.col(tie).desc()] if tie else []
-    # One shuffle (by key) and one sort of every change (key, partition, offset descending): a
-    # partition's last change is the first row of its run. Both windows partition by the key
-    # alone, so the second reuses the first one's exchange and sort; a window by (key,
-    # partition) would need a second shuffle and sort. A hash aggregate (max_by) is no cheaper:
-    # with a row (strings) in its buffer Spark plans a sort aggregate, sorting before and after
-    # the shuffle.
-    in_key = Window.partitionBy(*key_columns)
-    runs = in_key.orderBy(F.col("__partition").asc_nulls_first(), F.col("__offset").desc_nulls_last(), *tail)
-    previous = F.lag("__partition").over(runs)
-    newest = changes.withColumn(_FIRST, (F.row_number().over(runs) == 1) | ~previous.eqNullSafe(F.col("__partition")))
-    # Across partitions: the greatest (WRITE_ORDER, tie, partition) of the runs' first rows. A
-    # struct compares field by field with null lowest: desc_nulls_last, as the ranking it replaces.
-    order = F.struct(*[F.col(c) for c in WRITE_ORDER], *([F.col(tie)] if tie else []), F.col("__partition"))
-    newest = newest.withColumn(_ORDER, order)
-    newest = newest.withColumn(_BEST, F.max(F.when(F.col(_FIRST), F.col(_ORDER))).over(in_key))
+    # One sort of every change (by key, partition, offset); the second window only sees one row
+    # per key and partition. A count per key is summed from the per-partition counts.
+    by_partition = Window.partitionBy(*key_columns, F.col("__partition"))
+    newest = changes.withColumn("__rank", F.row_number().over(by_partition.orderBy(
+        F.col("__offset").desc_nulls_last(), *tail)))
     if count_as:
-        newest = newest.withColumn(count_as, F.count(F.lit(1)).over(in_key))
-    return newest.filter(F.col(_FIRST) & F.col(_ORDER).eqNullSafe(F.col(_BEST))).drop(_FIRST, _ORDER, _BEST)
-
-
-_FIRST, _ORDER, _BEST = "__first_in_partition", "__write_order", "__newest_write_order"
+        newest = newest.withColumn(count_as, F.count(F.lit(1)).over(by_partition))
+    newest = newest.filter("__rank = 1")
+    across = Window.partitionBy(*key_columns)
+    if count_as:
+        newest = newest.withColumn(count_as, F.sum(count_as).over(across))
+    ranked = newest.withColumn("__rank", F.row_number().over(across.orderBy(
+        *[F.col(c).desc_nulls_last() for c in WRITE_ORDER], *tail, F.col("__partition").desc_nulls_last())))
+    return ranked.filter("__rank = 1").drop("__rank")
