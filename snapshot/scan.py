@@ -189,12 +189,9 @@ def read_serially(conn: pymysql.connections.Connection, reads: Sequence[TableRea
                 else:
                     for values in batch:
                         if pending is not None:  # flush(is_last_row=False, final=False), inlined: once per row
-                            emit_p, table_p, values_p, t_p, r_p, offset_p = pending
-                            if offset_p is None:
-                                emit_p(values_p, source_for(table_p, marker(t_p, count, r_p, False), ts_ms),
-                                       progress(values_p))
-                            else:  # an earlier table's last row
-                                emit_p(values_p, source_for(table_p, marker(t_p, count, r_p, True), ts_ms), offset_p)
+                            emit_p, table_p, values_p, t_p, r_p, offset_p = pending  # offset_p: a table's last row
+                            emit_p(values_p, source_for(table_p, marker(t_p, count, r_p, offset_p is not None), ts_ms),
+                                   progress(values_p) if offset_p is None else offset_p)
                         pending = (emit_table, table_id, values, t_index, r_index, None)
                         r_index += 1
                 total += len(batch)

@@ -136,7 +136,6 @@ def test_later_than_and_latest_per_key_match_the_order(spark) -> None:
         assert latest[key] == tuple(newest[0][c] for c in STORED_ORDER), key
 
 
-
 def _newest(group: list[tuple], by_tie: bool) -> tuple:
     """The spec of ``latest_per_key`` in plain Python, for rows (partition, offset, time, file, pos,
     row, tie): per partition the last offset (a null offset is oldest; then the higher tie), then
@@ -175,6 +174,7 @@ def test_latest_per_key_keeps_what_the_two_level_order_keeps(spark, by_tie: bool
         group = [r[1:] for r in rows if r[0] == key]
         expected[key] = (_newest(group, by_tie), len(group))
     assert got == expected
+
 
 F1, F2 = "replica-bin.000009", "mariadb-bin.000001"  # the connector moved from the replica to the source
 # (id, v, op, file, pos, row, partition, offset, ms) per batch

@@ -12,13 +12,12 @@ import pytest
 
 from tests.integration.pipeline.test_restart import Writer, _first_difference
 from tests.integration.service.support import connector_config, new_prefix, start_connector
-from tests.support.waiting import wait_until
+from tests.support.waiting import PROCESS_BOUND_S, wait_until
 from tests.support.kafka_dump import consume_all
 from tests.support.mariadb_replication import MariaDBReplica as _Replica
 from tests.support.mariadb_replication import gtid_pos as _gtid_pos
 from tests.support.mariadb_replication import start_replication as _start_replication
 from tests.support.servers import MariaDBServer, Profile
-from tests.support.waiting import PROCESS_BOUND_S
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -7,9 +7,8 @@ import json
 import pytest
 
 from tests.integration.service.support import connector_config, new_prefix, start_connector
-from tests.support.waiting import wait_until
+from tests.support.waiting import PROCESS_BOUND_S, wait_until
 from tests.support.kafka_dump import consume_all
-from tests.support.waiting import PROCESS_BOUND_S
 
 pytestmark = pytest.mark.timeout(180)
 

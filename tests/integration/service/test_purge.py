@@ -10,9 +10,8 @@ import pytest
 from tests.support.connector_process import run_cli
 from tests.integration.service.support import (
     connector_config, metric, metrics_port, new_prefix, scrape, start_connector)
-from tests.support.waiting import wait_until
+from tests.support.waiting import PROCESS_BOUND_S, wait_until
 from tests.support.kafka_dump import consume_all
-from tests.support.waiting import PROCESS_BOUND_S
 
 pytestmark = pytest.mark.timeout(240)
 
