@@ -19,6 +19,7 @@ from typing import Any, Callable
 
 from connector.config.modes import TimePrecisionMode
 from connector.converters.base import Kind, UnsupportedColumnType, ValueSettings
+from connector.converters.temporal_text import fast_date, fast_datetime, fast_timestamp
 from connector.java.calendar import civil_from_days
 from connector.serde.connect_schema import ConnectSchema, Type
 from schema_history.model import Column
@@ -108,6 +109,12 @@ def _time_default_us(text: str) -> int:
     hours = abs(int(m.group(1) or "0"))
     us = (hours * 3600 + int(m.group(2) or "0") * 60 + int(m.group(3) or "0")) * _US + _fraction_us(m.group(4) or "")
     return -us if negative else us
+
+
+def _jdbc_year_zero(text: str) -> str:
+    # JDBC reads a DATETIME of year 0 as year 1 (java.sql.Timestamp has no year 0): the reference
+    # snapshot gives '0000-12-31 00:00:00' as 2001-12-31 after the two-digit-year adjuster
+    return "0001" + text[4:] if text.startswith("0000-") and text[5:10] != "00-00" else text
 
 
 # ---------------------------------------------------------------- python-mysql-replication values
@@ -300,7 +307,10 @@ def date(column: Column, settings: ValueSettings) -> Kind:
         value = from_text(text) if text != "0" else None
         return value if value is not None or col.optional else scale(0)
 
-    return Kind(schema, lambda v: scale(_days_from_date(v, adjust)), from_text, default, fallback=scale(0))
+    snapshot = from_text
+    if settings.time_precision_mode is _M.ADAPTIVE_TIME_MICROSECONDS:  # epoch days as they are: the fast form
+        snapshot = fast_date(from_text, lambda text: _days_from_text(text, adjust))
+    return Kind(schema, lambda v: scale(_days_from_date(v, adjust)), snapshot, default, fallback=scale(0))
 
 
 def time(column: Column, settings: ValueSettings) -> Kind:
@@ -334,11 +344,13 @@ def datetime_(column: Column, settings: ValueSettings) -> Kind:
         return value if value is not None or col.optional else scale(0)
 
     def from_snapshot(text: str) -> Any:
-        # JDBC reads a DATETIME of year 0 as year 1 (java.sql.Timestamp has no year 0): the reference
-        # snapshot gives '0000-12-31 00:00:00' as 2001-12-31 after the two-digit-year adjuster
-        return from_text("0001" + text[4:] if text.startswith("0000-") and text[5:10] != "00-00" else text)
+        return from_text(_jdbc_year_zero(text))
 
-    return Kind(schema, lambda v: scale(_datetime_us(v, adjust)), from_snapshot, default, fallback=scale(0))
+    snapshot = from_snapshot
+    if settings.time_precision_mode is _M.ADAPTIVE_TIME_MICROSECONDS:  # ms or µs: the fast form
+        snapshot = fast_datetime(from_snapshot, lambda text: _days_from_text(_jdbc_year_zero(text), adjust),
+                                 micros=scale is _same)
+    return Kind(schema, lambda v: scale(_datetime_us(v, adjust)), snapshot, default, fallback=scale(0))
 
 
 def timestamp(column: Column, settings: ValueSettings) -> Kind:
@@ -378,7 +390,7 @@ def timestamp(column: Column, settings: ValueSettings) -> Kind:
         us = _datetime_us_from_text(text, adjust=False)
         return None if us is None else _iso_utc(us, fsp)
 
-    return Kind(ZONED_TIMESTAMP, from_binlog, from_text, default, fallback=_iso_utc(0))
+    return Kind(ZONED_TIMESTAMP, from_binlog, fast_timestamp(from_text), default, fallback=_iso_utc(0))
 
 
 def year(column: Column, settings: ValueSettings) -> Kind:
