@@ -112,6 +112,13 @@ def snapshot_once(work: Path, server: MariaDBServer, broker: TansuBroker, rows: 
             "threads": threads, "snapshot": last.get("snapshot") or {}}
 
 
+def _report_run(name: str, run: dict, rows: int) -> None:
+    # every run's CPU, not only the best one's: on a shared machine the pairs are what compare
+    print(f"run {name}: {run['seconds']:.2f} s wall, connector CPU {run['cpu_s']:.2f} s "
+          f"({run['cpu_s'] / rows * 1e6:.1f} µs per row), CPU seconds per thread {run['threads']}, "
+          f"load {os.getloadavg()[0]:.1f}", flush=True)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=300_000)
@@ -135,8 +142,10 @@ def main() -> int:
             for i in range(args.repeat):
                 if args.baseline is not None:
                     runs["baseline"].append(snapshot_once(work, server, broker, args.rows, f"b{i}", args.baseline))
+                    _report_run(f"b{i}", runs["baseline"][-1], args.rows)
                 runs["current"].append(snapshot_once(work, server, broker, args.rows, f"c{i}",
                                                      profile=args.profile))
+                _report_run(f"c{i}", runs["current"][-1], args.rows)
             best = {k: max(v, key=lambda r: r["rows_per_s"]) for k, v in runs.items() if v}
             for kind, r in best.items():
                 print(f"{kind}: {args.rows} rows snapshotted to Kafka (all acknowledged) in {r['seconds']:.2f} s = "
