@@ -7,7 +7,7 @@ the time digits and the fraction. What a 'YYYY-MM' prefix means is asked of the 
 prefix and column, and kept in a small bounded memo; a prefix the general path gives no plain answer for
 (zero months, the JDBC year-0 rule's edge, years the ISO form cannot copy) and any text not of the server's
 shape send the whole value to the general path, so the values are the general path's, by construction
-(tests/unit/converters/test_temporal_text.py compares both on edge cases and random values).
+(tests/unit/events/test_temporal_text.py compares both on edge cases and random values).
 
 They assume the server's text for these types: 'YYYY-MM-DD' and 'YYYY-MM-DD HH:MM:SS[.f…]' with 0-6 fraction
 digits and a valid time of day, which the snapshot session (time_zone='+00:00', no temporal decoders in
