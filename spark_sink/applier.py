@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Sequence
 
 import orjson
-from pyspark.sql import DataFrame
+from pyspark.sql import DataFrame, Row
 from pyspark.sql import functions as F
 
 from spark_sink.evolution import BatchSchema, SchemaEvolution, TableDdl
@@ -142,6 +142,14 @@ def apply_changes(df: DataFrame, target: TargetSpec, keys: Sequence[str] | Mappi
 _COUNT = "__changes"  # changes to the row's key in the batch, summed into ApplyResult.changes
 
 
+def batch_stats(latest: DataFrame) -> Row:
+    """One job over the last change per key: ``total`` changes, the last ``truncate`` (its ``STORED_ORDER``, or
+    None), and the ``rows`` to merge if there was no truncate."""
+    return latest.agg(F.sum(_COUNT).alias("total"), F.max(F.when(
+        F.col("__op") == "t", F.struct(*STORED_ORDER))).alias("truncate"),
+        F.count(F.when(F.col("__op") != "t", 1)).alias("rows")).collect()[0]
+
+
 def _apply_topic(topic: str, changes: DataFrame, sink: Target, keys: list[str],
                  batch_id: int | None, soft_delete: bool, schema: BatchSchema | None) -> ApplyResult:
     if batch_id is not None and sink.has_batch(batch_id):
@@ -154,9 +162,7 @@ def _apply_topic(topic: str, changes: DataFrame, sink: Target, keys: list[str],
     # change per key among the changes after the truncate, without a pass to find it first.
     latest = latest_per_key(changes, keys, count_as=_COUNT).persist()
     try:
-        stats = latest.agg(F.sum(_COUNT).alias("total"), F.max(F.when(
-            F.col("__op") == "t", F.struct(*STORED_ORDER))).alias("truncate"),
-            F.count(F.when(F.col("__op") != "t", 1)).alias("rows")).collect()[0]
+        stats = batch_stats(latest)
         total, truncate, applied = stats["total"] or 0, stats["truncate"], stats["rows"]
         rows = latest.filter(F.col("__op") != "t")
         if truncate is not None:

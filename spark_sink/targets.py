@@ -71,10 +71,15 @@ class DeltaTarget:
     def apply(self, latest: DataFrame, keys: Sequence[str], *, truncate: bool,
               batch_id: int | None, soft_delete: bool, changes: DataFrame | None = None,
               schema: BatchSchema | None = None) -> None:
-        from deltalake import CommitProperties, Transaction, write_deltalake
         if schema is not None:
             latest = prepare_delta(self.path, latest, schema, self.storage_options)
-        data = latest.toArrow()
+        self.merge(latest.toArrow(), keys, truncate=truncate, batch_id=batch_id, soft_delete=soft_delete)
+
+    def merge(self, data: Any, keys: Sequence[str], *, truncate: bool, batch_id: int | None,
+              soft_delete: bool) -> None:
+        """Empty the table if `truncate`, then merge `data` (a pyarrow Table, one row per key, already brought to
+        the table's columns) in one Delta commit that records `batch_id`."""
+        from deltalake import CommitProperties, Transaction, write_deltalake
         commit = CommitProperties(app_transactions=[Transaction(self.app_id, batch_id)]) \
             if batch_id is not None else None
         table = self._table()
