@@ -14,19 +14,21 @@ Contract of ``apply_changes`` (call it from ``foreachBatch``):
 
 from __future__ import annotations
 
+import functools
 import logging
 from dataclasses import dataclass, replace
 from typing import Callable, Mapping, Sequence
 
 import orjson
-from pyspark.sql import DataFrame
+import pyarrow.compute as pc
+from pyspark.sql import DataFrame, Row
 from pyspark.sql import functions as F
 
 from spark_sink.evolution import BatchSchema, SchemaEvolution, TableDdl
-from spark_sink.ordering import STORED_ORDER, latest_per_key, later_than
+from spark_sink.ordering import STORED_ORDER, latest_per_key, later_than, newer_or_equal
 from spark_sink.reader import DecodeOptions, decode_split, discover_batch, split_records
 from spark_sink.semantic_types import TimeMode
-from spark_sink.targets import Target, target_for
+from spark_sink.targets import ArrowMerge, Target, target_for
 from spark_sink.wire import ValueFormat
 
 __all__ = ["apply_changes", "ApplyResult", "key_columns", "key_fields"]
@@ -142,6 +144,14 @@ def apply_changes(df: DataFrame, target: TargetSpec, keys: Sequence[str] | Mappi
 _COUNT = "__changes"  # changes to the row's key in the batch, summed into ApplyResult.changes
 
 
+def batch_stats(latest: DataFrame) -> Row:
+    """One job over the last change per key: ``total`` changes, the last ``truncate`` (its ``STORED_ORDER``, or
+    None), and the ``rows`` to merge if there was no truncate."""
+    return latest.agg(F.sum(_COUNT).alias("total"), F.max(F.when(
+        F.col("__op") == "t", F.struct(*STORED_ORDER))).alias("truncate"),
+        F.count(F.when(F.col("__op") != "t", 1)).alias("rows")).collect()[0]
+
+
 def _apply_topic(topic: str, changes: DataFrame, sink: Target, keys: list[str],
                  batch_id: int | None, soft_delete: bool, schema: BatchSchema | None) -> ApplyResult:
     if batch_id is not None and sink.has_batch(batch_id):
@@ -152,11 +162,22 @@ def _apply_topic(topic: str, changes: DataFrame, sink: Target, keys: list[str],
     # the batch's last TRUNCATE. A key whose last change precedes it is gone with the
     # truncate; one changed after it keeps its last change: the same rows as taking the last
     # change per key among the changes after the truncate, without a pass to find it first.
-    latest = latest_per_key(changes, keys, count_as=_COUNT).persist()
+    latest = latest_per_key(changes, keys, count_as=_COUNT)
+    if isinstance(sink, ArrowMerge):
+        total, applied, truncated = _merge_arrow(latest, sink, keys, batch_id, soft_delete, schema)
+    else:
+        total, applied, truncated = _apply_frame(latest, sink, keys, batch_id, soft_delete, changes, schema)
+    logger.info("topic %s: %d changes, %d rows applied%s", topic, total, applied,
+                ", table truncated first" if truncated else "")
+    return ApplyResult(topic, total, applied, truncated)
+
+
+def _apply_frame(latest: DataFrame, sink: Target, keys: list[str], batch_id: int | None, soft_delete: bool,
+                 changes: DataFrame, schema: BatchSchema | None) -> tuple[int, int, bool]:
+    """Targets that take a DataFrame: `latest` is cached by the stats job, then read by the target."""
+    latest = latest.persist()
     try:
-        stats = latest.agg(F.sum(_COUNT).alias("total"), F.max(F.when(
-            F.col("__op") == "t", F.struct(*STORED_ORDER))).alias("truncate"),
-            F.count(F.when(F.col("__op") != "t", 1)).alias("rows")).collect()[0]
+        stats = batch_stats(latest)
         total, truncate, applied = stats["total"] or 0, stats["truncate"], stats["rows"]
         rows = latest.filter(F.col("__op") != "t")
         if truncate is not None:
@@ -166,8 +187,26 @@ def _apply_topic(topic: str, changes: DataFrame, sink: Target, keys: list[str],
         rows = rows.drop(_COUNT, "__topic")
         sink.apply(rows, keys, truncate=truncate is not None, batch_id=batch_id, soft_delete=soft_delete,
                    changes=changes, schema=schema)
-        logger.info("topic %s: %d changes, %d rows applied%s", topic, total, applied,
-                    ", table truncated first" if truncate is not None else "")
-        return ApplyResult(topic, total, applied, truncate is not None)
+        return total, applied, truncate is not None
     finally:
         latest.unpersist()
+
+
+def _merge_arrow(latest: DataFrame, sink: ArrowMerge, keys: list[str], batch_id: int | None, soft_delete: bool,
+                 schema: BatchSchema | None) -> tuple[int, int, bool]:
+    """Targets that merge Arrow in the driver: `latest` goes to Arrow in one job, counted by the driver (the
+    Spark cache and stats job of ``_apply_frame`` cost more JVM CPU than the job itself). Only a batch with a
+    TRUNCATE runs a second job, for the rows after it."""
+    prepared = sink.prepare(latest.drop("__topic"), schema)  # the Kafka position stays: the merge guard needs it
+    data = prepared.toArrow()
+    total = pc.sum(data.column(_COUNT)).as_py() or 0
+    is_truncate = pc.equal(data.column("__op"), "t")  # a null op is neither a truncate nor a row, as in Spark
+    truncates = data.filter(is_truncate).select(list(STORED_ORDER)).to_pylist()
+    if truncates:
+        last = functools.reduce(lambda a, b: b if newer_or_equal(b, a) else a, truncates)
+        data = prepared.filter(F.col("__op") != "t").filter(later_than(last)).toArrow()
+    else:
+        data = data.filter(pc.invert(is_truncate))
+    rows = data.drop_columns([_COUNT])
+    sink.merge(rows, keys, truncate=bool(truncates), batch_id=batch_id, soft_delete=soft_delete)
+    return total, rows.num_rows, bool(truncates)

@@ -19,7 +19,7 @@ import os
 import shutil
 import uuid
 from pathlib import Path
-from typing import Any, Protocol, Sequence
+from typing import Any, Protocol, Sequence, runtime_checkable
 
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
@@ -28,7 +28,8 @@ from spark_sink.evolution import BatchSchema, prepare_delta
 from spark_sink.merge_sql import SOURCE_ALIAS, TARGET_ALIAS, merge_plan, merge_statement
 from spark_sink.ordering import latest_per_key
 
-__all__ = ["Target", "DeltaTarget", "SparkDeltaTarget", "ParquetTarget", "FanOut", "target_for", "read_current"]
+__all__ = ["Target", "ArrowMerge", "DeltaTarget", "SparkDeltaTarget", "ParquetTarget", "FanOut", "target_for",
+           "read_current"]
 
 
 class Target(Protocol):
@@ -41,6 +42,19 @@ class Target(Protocol):
         """Empty the table if `truncate`, then merge `latest` (one row per key). `changes` is
         every change of the batch in order, for targets that keep a changelog; `schema` says how the
         table follows the source's schema changes (targets without one keep every column: lenient)."""
+
+
+@runtime_checkable
+class ArrowMerge(Target, Protocol):
+    """A target that merges a pyarrow Table in the driver: the applier reads the rows into Arrow once and counts
+    them there, instead of caching them in Spark for a count job and reading the cache again."""
+
+    def prepare(self, rows: DataFrame, schema: BatchSchema | None) -> DataFrame:
+        """`rows` brought to the table's columns as `schema` asks (may change the table first)."""
+
+    def merge(self, data: Any, keys: Sequence[str], *, truncate: bool, batch_id: int | None,
+              soft_delete: bool) -> None:
+        """Empty the table if `truncate`, then merge `data` (a pyarrow Table from ``prepare``'s rows)."""
 
 
 class DeltaTarget:
@@ -71,10 +85,17 @@ class DeltaTarget:
     def apply(self, latest: DataFrame, keys: Sequence[str], *, truncate: bool,
               batch_id: int | None, soft_delete: bool, changes: DataFrame | None = None,
               schema: BatchSchema | None = None) -> None:
+        self.merge(self.prepare(latest, schema).toArrow(), keys, truncate=truncate, batch_id=batch_id,
+                   soft_delete=soft_delete)
+
+    def prepare(self, rows: DataFrame, schema: BatchSchema | None) -> DataFrame:
+        return rows if schema is None else prepare_delta(self.path, rows, schema, self.storage_options)
+
+    def merge(self, data: Any, keys: Sequence[str], *, truncate: bool, batch_id: int | None,
+              soft_delete: bool) -> None:
+        """Empty the table if `truncate`, then merge `data` (a pyarrow Table, one row per key, already brought to
+        the table's columns) in one Delta commit that records `batch_id`."""
         from deltalake import CommitProperties, Transaction, write_deltalake
-        if schema is not None:
-            latest = prepare_delta(self.path, latest, schema, self.storage_options)
-        data = latest.toArrow()
         commit = CommitProperties(app_transactions=[Transaction(self.app_id, batch_id)]) \
             if batch_id is not None else None
         table = self._table()

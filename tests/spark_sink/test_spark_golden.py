@@ -13,7 +13,7 @@ pytest.importorskip("deltalake")
 
 from deltalake import DeltaTable  # noqa: E402
 
-from spark_sink import (DecodeOptions, DeltaTarget, ParquetTarget, ValueFormat,  # noqa: E402
+from spark_sink import (DecodeOptions, DeltaTarget, FanOut, ParquetTarget, ValueFormat,  # noqa: E402
                         apply_changes, decode_batch, decode_split, read_changes, read_current, read_kafka)
 from spark_sink.mirror import main as mirror  # noqa: E402
 
@@ -87,6 +87,14 @@ def test_mirror_to_delta_survives_restart_and_alter(spark, kafka_bootstrap, pref
     assert DeltaTable(str(customers)).version() == version
 
 
+def _same_as_through_a_dataframe(spark_path: Path, arrow_path: Path) -> None:
+    """The Delta table DeltaTarget merged from Arrow (the applier's one-job path) equals the one the same batches
+    gave through Target.apply(DataFrame) (cache + stats job): rows, columns and Arrow types."""
+    frame, arrow = (DeltaTable(str(p)).to_pyarrow_table() for p in (spark_path, arrow_path))
+    assert arrow.schema == frame.schema
+    assert arrow.sort_by("id").to_pylist() == frame.sort_by("id").to_pylist()
+
+
 def test_apply_twice_and_truncate(spark, kafka_bootstrap, prefix, workdir) -> None:
     records = [r.renamed(prefix) for r in golden.load("basic-mysql")]
     audit = golden.by_topic(records, ".audit_log")
@@ -94,7 +102,9 @@ def test_apply_twice_and_truncate(spark, kafka_bootstrap, prefix, workdir) -> No
     topic = audit[0].topic
     raw = read_kafka(spark, kafka_bootstrap, topics=[topic], streaming=False)
     target = DeltaTarget(workdir / "audit")
-    apply_changes(raw, target)
+    # FanOut is not an ArrowMerge: the applier hands it a DataFrame, the path of every other target.
+    through_frame = FanOut(DeltaTarget(workdir / "audit-frame"))
+    assert apply_changes(raw, target) == apply_changes(raw, through_frame)
     first = _delta_rows(workdir / "audit", "id", ("id", "msg"))
     assert first == expected.AUDIT_LOG_CAPTURED
     apply_changes(raw, target)  # at-least-once: the whole batch again
@@ -113,8 +123,11 @@ def test_apply_twice_and_truncate(spark, kafka_bootstrap, prefix, workdir) -> No
     batch = read_kafka(spark, kafka_bootstrap, topics=[topic], streaming=False,
                        starting_offsets=json.dumps(start))
     results = apply_changes(batch, target, keys=["id"])
-    assert results[0].truncated and results[0].changes == 3
+    assert results[0].truncated and results[0].changes == 3 and results[0].applied == 1
     assert _delta_rows(workdir / "audit", "id", ("id", "msg")) == {1: ("created",)}
+    apply_changes(raw, through_frame)  # the first batch again, then this one, as the Arrow path got them
+    assert apply_changes(batch, through_frame, keys=["id"]) == results
+    _same_as_through_a_dataframe(workdir / "audit-frame", workdir / "audit")
 
 
 def test_parquet_target_multi_partition_mysql(spark, kafka_bootstrap, prefix, workdir) -> None:
