@@ -403,6 +403,10 @@ NO_EFFECT: dict[str, str] = {
     "snapshot.mode.custom.name": "snapshot.mode=custom (a Java Snapshotter) is refused",
 }
 
+# Debezium hands these to its JDBC driver (database.allowPublicKeyRetrieval, database.connectionTimeZone, ...).
+# binlog-cdc has no JDBC driver: they are accepted, so configurations carry over, and named in a start warning.
+JDBC_DRIVER_PROPERTY = re.compile(r"(database|driver)\.[A-Za-z][A-Za-z0-9]*")
+
 # Families of properties whose names carry a parameter (column.mask.with.12.chars, ...).
 PATTERN_PROPERTIES: tuple[re.Pattern[str], ...] = (
     re.compile(r"column\.mask\.with\.\d+\.chars"),
@@ -410,7 +414,7 @@ PATTERN_PROPERTIES: tuple[re.Pattern[str], ...] = (
     re.compile(r"column\.mask\.hash\.(v2\.)?[^.]+\.with\.salt\..+"),
     re.compile(r"snapshot\.select\.statement\.overrides\..+"),
     re.compile(r"snapshot\.mode\.configuration\.based\..+"),
-    re.compile(r"(database|driver)\.[A-Za-z][A-Za-z0-9]*"),  # JDBC pass-through, e.g. database.allowPublicKeyRetrieval
+    JDBC_DRIVER_PROPERTY,
     re.compile(r"schema\.history\.internal\.(producer|consumer)\..+"),
     re.compile(r"internal\..+"),
     re.compile(r"(key|value|header)\.converter(\..+)?"),

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Mapping
 
 from connector.config.cloudevents_options import CLOUDEVENTS_CONVERTER, cloudevents_options
-from connector.config.fields import BY_NAME, is_known
+from connector.config.fields import BY_NAME, JDBC_DRIVER_PROPERTY, is_known
 from connector.config.registry import RegistryAccess, format_option_problems, registry_access, without_userinfo
 from connector.config.secret import MASK, sanitizer
 from connector.config.post_processors import legacy_option_prefixes
@@ -210,7 +210,21 @@ def _unknown_source_names(source: Mapping[str, str]) -> list[str]:
 
 def _unknown_source_warnings(source: dict[str, str]) -> list[str]:
     typos = set(_typos(source))
-    return [f"unknown connector property {k} (ignored)" for k in _unknown_source_names(source) if k not in typos]
+    return [f"unknown connector property {k} (ignored)" for k in _unknown_source_names(source) if k not in typos] \
+        + _jdbc_driver_warnings(source, typos)
+
+
+def _jdbc_driver_warnings(source: Mapping[str, str], typos: set[str]) -> list[str]:
+    """Accepted so that Debezium configurations carry over, but never silently: each is named at start (a
+    misspelt property of ours, database.hostnme, is reported as that instead)."""
+    out = []
+    for k in sorted(source):
+        if k in BY_NAME or k in typos or is_refused_name(k) or not JDBC_DRIVER_PROPERTY.fullmatch(k):
+            continue
+        why = ("; temporal values are read in a UTC session, a TIMESTAMP as its exact instant whatever the "
+               "server's time zone" if "timezone" in k.lower() else "")
+        out.append(f"{k} is a JDBC driver property: binlog-cdc has no JDBC driver and does not use it{why}")
+    return out
 
 
 def _typos(source: Mapping[str, str]) -> dict[str, str]:

@@ -138,6 +138,18 @@ def test_pass_through_and_distant_names_are_not_typos(name):
     assert typo_problems({name: "x"}) == []
 
 
+def test_jdbc_driver_properties_start_with_a_warning_naming_each(tmp_path):
+    """Debezium passes database.<camelCase> to its JDBC driver; binlog-cdc has none, so it says so at start."""
+    text = SERVER + ("debezium.source.database.connectionTimeZone=Europe/Berlin\n"
+                     "debezium.source.database.allowPublicKeyRetrieval=true\n")
+    loaded = load_config(write(tmp_path, text), environ={})
+    jdbc = [w for w in loaded.warnings if "JDBC driver property" in w]
+    assert [w.split()[0] for w in jdbc] == ["database.allowPublicKeyRetrieval", "database.connectionTimeZone"]
+    assert "UTC session" in jdbc[1] and "UTC session" not in jdbc[0]
+    assert not any("database.hostname" in w for w in loaded.warnings)  # a property of its own, not the driver's
+    loaded.settings(transform_settings)  # accepted: the configuration carries over
+
+
 def test_environment_overrides_file(tmp_path):
     env = {"DEBEZIUM_SOURCE_DATABASE_HOSTNAME": "other", "DEBEZIUM_SOURCE_SNAPSHOT_MODE": "no_data",
            "DEBEZIUM_SINK_KAFKA_PRODUCER_BOOTSTRAP_SERVERS": "k:1", "PATH": "/bin"}
