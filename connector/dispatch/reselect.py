@@ -12,6 +12,13 @@ query logs a warning and leaves the record as it was, or stops the connector wit
 
 The key values bound are the row's binlog values, not Debezium's converted ones: Debezium binds the Connect
 value (a DATETIME key as epoch milliseconds), which finds no row for temporal keys (docs/DIFFERENCES.md).
+
+The query is a locking read (`LOCK IN SHARE MODE`, both servers): MySQL and MariaDB send a transaction's events
+to binlog readers before its storage-engine commit is visible, so a plain read can still return the row as it
+was before the very change being re-selected (seen on MySQL 9: the record of `SET name = NULL` carrying the old
+name). The shared lock waits for that commit. A lock still held after `LOCK_WAIT_S` belongs to a later
+transaction (the change's own transaction has released its locks by then), and the plain read that follows sees
+the change or a newer committed version: re-select promises "what the table holds now", never an older row.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ from connector.errors import ReselectFailed, Where
 from connector.events.table_schema import TableSchema
 from connector.serde.connect_schema import Type
 
-__all__ = ["Reselector", "UNAVAILABLE_VALUE"]
+__all__ = ["LOCK_WAIT_S", "Reselector", "UNAVAILABLE_VALUE"]
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +44,10 @@ UNAVAILABLE_VALUE = "__debezium_unavailable_value"
 _UNAVAILABLE_BYTES = UNAVAILABLE_VALUE.encode()
 _UNAVAILABLE_JSON = '{"%s":"%s"}' % (UNAVAILABLE_VALUE, UNAVAILABLE_VALUE)
 _JSON = "io.debezium.data.Json"
+# innodb_lock_wait_timeout of the re-select session: the change's own commit takes microseconds to become visible
+# (1 s is the smallest value MySQL accepts); longer means a later transaction holds the row.
+LOCK_WAIT_S = 1
+_LOCK_WAIT_TIMEOUT = 1205  # ER_LOCK_WAIT_TIMEOUT
 
 
 def _quote(name: str) -> str:
@@ -121,7 +132,13 @@ class Reselector:
         self.queries += 1
         try:
             with self._conn.cursor() as cur:
-                cur.execute(sql, args)
+                try:
+                    cur.execute(sql + " LOCK IN SHARE MODE", args)
+                except pymysql.OperationalError as exc:
+                    if exc.args[0] != _LOCK_WAIT_TIMEOUT:
+                        raise
+                    log.debug("re-select waited %s s for a row lock; reading without it: %s", LOCK_WAIT_S, sql)
+                    cur.execute(sql, args)
                 return cur.fetchall()
         except (pymysql.Error, OSError):
             self.close()  # the next re-select opens a new connection
