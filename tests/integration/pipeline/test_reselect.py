@@ -125,8 +125,10 @@ def test_reselect_never_returns_the_row_from_before_the_change(server_name, requ
         with writer.cursor() as cur:
             cur.execute("SET autocommit = 0")
             cur.execute("UPDATE t SET name = NULL WHERE id = 2")  # the change whose record is re-selected
-        threading.Timer(0.3, writer.commit).start()
+        commit = threading.Timer(0.3, writer.commit)
+        commit.start()
         assert reselector.apply(ts, [2, None], [2, None], Where()) == [2, None]  # not [2, 'two']
+        commit.join()  # the locks go before the client has the commit's answer: the connection is busy till then
         # A later transaction holding the row past the lock wait: the plain read after it sees the committed row.
         with writer.cursor() as cur:
             cur.execute("UPDATE t SET name = 'later' WHERE id = 2")
