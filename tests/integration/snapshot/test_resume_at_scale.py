@@ -154,7 +154,7 @@ def test_kill_9_at_40_percent_resumes_with_flat_memory(mariadb, broker, unique_d
                      # of run 2 (sampled: rows constant while RSS rose 4 MB per 50 ms), which the checks below
                      # cannot tell from growth per row. Bounded by this property, not by the table: at 1,024
                      # (and 2,048-row chunks) run 2's RSS stayed within 1 MB in 4 of 4 runs beside a busy core
-                     # (5 of 8 failed at 8,192 and 8,192-row chunks).
+                     # (at 8,192 and 8,192-row chunks: 6 of 8 runs failed, 5 of the 7 beside a busy core).
                      incremental_snapshot_chunk_size="2048", max_queue_size="1024")
     with open(config, "a", encoding="utf-8") as f:
         f.write("debezium.format.value.schemas.enable=false\n")
