@@ -29,7 +29,7 @@ from connector.coordinator import Coordinator
 from connector.dispatch.snapshot_emitter import DispatcherSnapshotEmitter
 from connector.dispatch.dispatcher import Dispatcher, run_encoder
 from connector.dispatch.encode_pool import EncodePool
-from connector.dispatch.reselect import LOCK_WAIT_S, Reselector
+from connector.dispatch.reselect import Reselector
 from connector.converters.snapshot_conv import pymysql_conversions
 from connector.dispatch.encoder import RecordEncoder
 from connector.transforms.chain import Transforms
@@ -131,8 +131,7 @@ def build_reselector(settings: Settings, params: ConnectionParams) -> Reselector
         return None
     conv = pymysql_conversions()
     return Reselector(settings.post_processors,
-                      lambda: dbconn.connect(params, conv=conv, init_command=f"SET time_zone='+00:00', "
-                                             f"innodb_lock_wait_timeout={LOCK_WAIT_S}"),
+                      lambda: dbconn.connect(params, conv=conv, init_command="SET time_zone='+00:00'"),
                       signal_table=settings.signals.data_collection)
 
 

@@ -34,7 +34,7 @@ from connector.errors import ReselectFailed, Where
 from connector.events.table_schema import TableSchema
 from connector.serde.connect_schema import Type
 
-__all__ = ["LOCK_WAIT_S", "Reselector", "UNAVAILABLE_VALUE"]
+__all__ = ["Reselector", "UNAVAILABLE_VALUE"]
 
 log = logging.getLogger(__name__)
 
@@ -127,11 +127,14 @@ class Reselector:
         return out
 
     def _query(self, sql: str, args: list[Any]) -> tuple:
-        if self._conn is None:
+        fresh = self._conn is None
+        if fresh:
             self._conn = self._connect()
         self.queries += 1
         try:
             with self._conn.cursor() as cur:
+                if fresh:  # the fallback below relies on this bound, so the session gets it here, not from callers
+                    cur.execute(f"SET SESSION innodb_lock_wait_timeout = {LOCK_WAIT_S}")
                 try:
                     cur.execute(sql + " LOCK IN SHARE MODE", args)
                 except pymysql.OperationalError as exc:

@@ -10,10 +10,17 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+import time
 import uuid
 
 import pytest
 
+from connector.config.loaders import load_config
+from connector.daemon import build_reselector, connection_params, table_schema_builder
+from connector.errors import Where
+from connector.transforms.config import transform_settings
+from schema_history.model import Column, Table, TableId
 from tests.conformance.config import write_properties
 from tests.support.connector_config import connector_properties
 from tests.support.connector_process import ConnectorProcess, default_connector_cmd
@@ -89,12 +96,7 @@ def test_fail_mode_stops_with_one_line_naming_table_position_and_fix(mariadb, br
 
 
 def _reselector_for(tmp_path, server, broker, database: str):
-    """The daemon's own re-select wiring (its session's lock wait included) for `database`.t, and the table's
-    schema as the dispatcher builds it."""
-    from connector.config.loaders import load_config
-    from connector.daemon import build_reselector, connection_params, table_schema_builder
-    from connector.transforms.config import transform_settings
-    from schema_history.model import Column, Table, TableId
+    """The daemon's own re-select wiring for `database`.t, and the table's schema as the dispatcher builds it."""
     config = tmp_path / "c.properties"
     write_properties(config, connector_properties(tmp_path, server, broker, database, "rs", post_processors="r",
                                                   **{"post.processors.r.type": RESELECT}))
@@ -112,9 +114,6 @@ def test_reselect_never_returns_the_row_from_before_the_change(server_name, requ
     """Both servers hand a transaction's events to binlog readers before its engine commit is visible: a plain
     SELECT by key can still see the row before the change being processed. Here the change's transaction is held
     open (its row lock taken, not yet visible) when the re-select runs, as it is for microseconds in that window."""
-    import threading
-    import time
-    from connector.errors import Where
     server = request.getfixturevalue(server_name)
     database = unique_database(server)
     server.run_sql("CREATE TABLE t (id INT PRIMARY KEY, name VARCHAR(20)); INSERT INTO t VALUES (2, 'two');",
