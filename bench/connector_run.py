@@ -25,13 +25,14 @@ __all__ = ["child_pids", "connector_cmd", "cpu_s", "fresh_messages", "in_workdir
 
 
 def start_pyspy(pid: int | None, suffix: str) -> subprocess.Popen | None:
-    """`BENCH_PYSPY=FILE`: py-spy samples the process (100 Hz, not pausing it, per thread) into FILE.<suffix>
-    until it exits (`bench/stages.py` splits it into stages); None when unset."""
+    """`BENCH_PYSPY=FILE`: py-spy samples the process (100 Hz or `BENCH_PYSPY_RATE`, not pausing it, per thread) into
+    FILE.<suffix> until it exits (`bench/stages.py` splits it into stages); None when unset."""
     out = os.environ.get("BENCH_PYSPY")
     if not out:
         return None
+    rate = os.environ.get("BENCH_PYSPY_RATE", "100")
     return subprocess.Popen([shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy"), "record",
-                             "--pid", str(pid), "--format", "raw", "--rate", "100", "--nonblocking",
+                             "--pid", str(pid), "--format", "raw", "--rate", rate, "--nonblocking",
                              "--threads", "-o", f"{out}.{suffix}"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 

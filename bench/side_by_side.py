@@ -49,7 +49,7 @@ from typing import Any, Callable
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.connector_run import child_pids, connector_cmd, start_connector, tree_cpu_s  # noqa: E402
+from bench.connector_run import child_pids, connector_cmd, cpu_s, start_connector, tree_cpu_s  # noqa: E402
 from bench.snapshot import TABLE as SNAPSHOT_TABLE, _row as snapshot_row  # noqa: E402
 from bench.streaming import TABLE as STREAMING_TABLE, oltp_sql, workload_sql  # noqa: E402
 from tests.conformance.config import write_properties  # noqa: E402
@@ -69,6 +69,7 @@ class Timing:
     first_s: float  # process start -> first record seen in the status file
     last_s: float   # process start -> expected record count reached
     cpu_s: float
+    beside_cpu_s: dict[str, float] | None = None  # the broker's and the database's CPU seconds over the run
 
     @property
     def seconds(self) -> float:
@@ -203,7 +204,24 @@ class Ours:
         assert proc.stop() == 0, proc.log_tail()
 
 
+def beside(pids: dict[str, int | None], run: Callable[[], Timing]) -> Timing:
+    """`run`, with the CPU seconds the broker and the database spent meanwhile: on two shared cores they are
+    part of what bounds either connector's wall time."""
+    before = {k: cpu_s(p) or 0.0 for k, p in pids.items()}
+    timing = run()
+    timing.beside_cpu_s = {k: round((cpu_s(p) or 0.0) - before[k], 1) for k, p in pids.items()}
+    return timing
+
+
+def neighbours(server: MariaDBServer, broker: TansuBroker) -> dict[str, int | None]:
+    return {"broker": broker._proc.pid if broker._proc else None,
+            "database": server._proc.pid if server._proc else None}
+
+
 def report(phase: str, rows: int, dbz: Timing, ours: Timing) -> dict[str, Any]:
+    if dbz.beside_cpu_s is not None:
+        print(f"{phase}: CPU seconds beside Debezium {dbz.beside_cpu_s}, beside binlog-cdc {ours.beside_cpu_s}",
+              flush=True)
     ratio = dbz.seconds / ours.seconds
     print(f"{phase}: {rows} rows; Debezium {dbz.seconds:.2f} s (first record after {dbz.first_s:.2f} s, "
           f"CPU {dbz.cpu_s:.1f} s), binlog-cdc {ours.seconds:.2f} s (first record after {ours.first_s:.2f} s, "
@@ -219,7 +237,9 @@ def report(phase: str, rows: int, dbz: Timing, ours: Timing) -> dict[str, Any]:
             f"{phase}_cpu_ratio": round(cpu_ratio, 2), f"debezium_{phase}_s": round(dbz.seconds, 2),
             f"binlog_cdc_{phase}_s": round(ours.seconds, 2), f"debezium_{phase}_total_s": round(dbz.last_s, 2),
             f"binlog_cdc_{phase}_total_s": round(ours.last_s, 2), f"debezium_{phase}_cpu_s": round(dbz.cpu_s, 1),
-            f"binlog_cdc_{phase}_cpu_s": round(ours.cpu_s, 1)}
+            f"binlog_cdc_{phase}_cpu_s": round(ours.cpu_s, 1),
+            **{f"{k}_beside_debezium_{phase}_cpu_s": v for k, v in (dbz.beside_cpu_s or {}).items()},
+            **{f"{k}_beside_binlog_cdc_{phase}_cpu_s": v for k, v in (ours.beside_cpu_s or {}).items()}}
 
 
 def streaming(ref: ModuleType, work: Path, server: MariaDBServer, broker: TansuBroker, rows: int, run: int,
@@ -239,7 +259,8 @@ def streaming(ref: ModuleType, work: Path, server: MariaDBServer, broker: TansuB
     server.run_sql(sql.replace("USE bench;", f"USE {db};", 1), what=f"{shape} workload")
     print(f"{shape}: loaded {rows} row changes in {time.perf_counter() - t0:.1f} s", flush=True)
     expected = inserts + updates + 2 * deletes  # every delete is followed by its tombstone
-    return report(shape, rows, dbz.timed(expected), ours.timed(expected))
+    pids = neighbours(server, broker)
+    return report(shape, rows, beside(pids, lambda: dbz.timed(expected)), beside(pids, lambda: ours.timed(expected)))
 
 
 def snapshot(ref: ModuleType, work: Path, server: MariaDBServer, broker: TansuBroker, rows: int, run: int,
@@ -253,8 +274,11 @@ def snapshot(ref: ModuleType, work: Path, server: MariaDBServer, broker: TansuBr
     server.run_sql("\n".join(parts + [f"ANALYZE TABLE {db}.t;"]), what="snapshot load")
     print(f"snapshot: loaded {rows} rows in {time.perf_counter() - t0:.1f} s", flush=True)
     expected = rows + SNAPSHOT_SCHEMA_RECORDS
-    dbz = Debezium(ref, work, server, f"dsnap{run}", db, sink.of("t")).timed(expected)
-    ours = Ours(work, server, broker, f"osnap{run}", db, ["t"]).timed(expected)
+    pids = neighbours(server, broker)
+    dbz_run = Debezium(ref, work, server, f"dsnap{run}", db, sink.of("t"))
+    dbz = beside(pids, lambda: dbz_run.timed(expected))
+    ours_run = Ours(work, server, broker, f"osnap{run}", db, ["t"])
+    ours = beside(pids, lambda: ours_run.timed(expected))
     return report("snapshot", rows, dbz, ours)
 
 

@@ -332,7 +332,7 @@ class Daemon:
                                           read_topic=lambda topic: read_topic(writer.config, topic))
         streaming = BinlogStreamingSource(s, params, info, dispatcher, self.stats, self.token,
                                           housekeeping=self._housekeeping,
-                                          idle=dispatcher.pipeline.idle if dispatcher.pipeline is not None else None,
+                                          idle=dispatcher.idle, holding=dispatcher.holding,
                                           committed=lambda: committer.last_committed, on_reader=self._reader_open,
                                           signals=signal_emitter(s, params, dispatcher,
                                                                  DispatcherSnapshotEmitter(dispatcher,
@@ -400,15 +400,13 @@ class Daemon:
         is built, commit offsets when due, refresh the status file."""
         self._poller.check()
         self._poller.serve()
-        if self._dispatcher.pipeline is not None:
-            self._dispatcher.pipeline.flush_batch()
+        self._dispatcher.flush_held()
         self._writer.drain_oversized()
         self._committer.maybe_commit()
         self._write_status()
 
     def _flush_and_commit(self, final: bool = False) -> None:
-        if self._dispatcher.pipeline is not None:
-            self._dispatcher.pipeline.drain()  # every record emitted so far reaches the producer first
+        self._dispatcher.drain()  # every record emitted so far reaches the producer first
         if isinstance(self._committer, TransactionalCommitter):
             self._committer.commit(reopen=not final)
         else:

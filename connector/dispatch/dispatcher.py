@@ -110,7 +110,7 @@ class Dispatcher:
         # encode.workers > 0: change events are rendered in worker processes, in order (pipelined_sender.py)
         self.pipeline = (PipelinedSender(self.encoder, sink, tracker, self.counters, encode_pool)
                          if encode_pool is not None else None)
-        self._sender = self.pipeline or RecordSender(self.encoder, sink, tracker, self.counters)
+        self._sender = self.pipeline or RecordSender(self.encoder, sink, tracker, self.counters, hold_groups=True)
         self._captured = CapturedTables(table_filter, schema, settings.events.inconsistent_schema_handling_mode)
         self._routes = TableRoutes(builder, settings.topics)
         self._sources = SourceBlocks(settings.topics.prefix, connector_name, version)
@@ -139,6 +139,32 @@ class Dispatcher:
     def emit(self, record: LogicalRecord, offset: dict[str, Any] | None) -> None:
         """A record built elsewhere (heartbeats): encoded, tracked and committed like every other."""
         self._sender.emit(record, offset)
+
+    # ---------------------------------------------------------------- records held back (sender.py, encode workers)
+    def holding(self) -> bool:
+        """Whether records emitted may still wait here for batching (then `idle` sends them)."""
+        return self.pipeline is not None or self._sender.holding
+
+    def idle(self, server: Any = None) -> None:
+        """The reader is about to wait for the server (`server`: its socket): what is held back goes now."""
+        if self.pipeline is not None:
+            self.pipeline.idle(server)
+        else:
+            self._sender.flush_held()
+
+    def flush_held(self) -> None:
+        """Housekeeping: send what is held back (encode workers: what they answered so far)."""
+        if self.pipeline is not None:
+            self.pipeline.flush_batch()
+        else:
+            self._sender.flush_held()
+
+    def drain(self) -> None:
+        """Before offsets are committed: every record emitted so far reaches the producer (waiting for workers)."""
+        if self.pipeline is not None:
+            self.pipeline.drain()
+        else:
+            self._sender.flush_held()
 
     def tables_for_topic(self, topic: str) -> list[TableId]:
         """The tables whose records go to `topic` (to name them when Kafka refuses it)."""

@@ -73,6 +73,7 @@ class StreamingLoop:
     def __init__(self, handler: StreamingHandler, open_reader: ReaderFactory, token: StopSignal, *,
                  stats: StreamingStats | None = None, heartbeat: Heartbeat | None = None,
                  housekeeping: Callable[[], None] = lambda: None, idle: Callable[[object], None] | None = None,
+                 holding: Callable[[], bool] = lambda: True,
                  gate: PauseGate | None = None,
                  max_retries: int = -1, on_reader: Callable[[EventReader | None], None] = lambda r: None) -> None:
         self.handler = handler
@@ -83,8 +84,9 @@ class StreamingLoop:
         self._heartbeat = heartbeat
         self._housekeeping = housekeeping
         # Told between transactions when the server has sent nothing more yet (the reader is about to wait), with
-        # the reader's socket: records held back for batching (encode.workers) go now rather than after the wait.
+        # the reader's socket: records held back for batching (encode.workers, small groups) go now, not after the wait.
         self._idle = idle
+        self._holding = holding  # whether `idle` has anything to send (asked before the server is)
         self._gate = gate
         self._max_retries = max_retries
         self._on_reader = on_reader
@@ -133,11 +135,11 @@ class StreamingLoop:
         """Feed the reader's events to the handler; True when the stream ended by itself."""
         state, stats, heartbeat, gate = self.state, self._stats, self._heartbeat, self._gate
         next_housekeeping = 0.0
-        idle = self._idle
+        idle, holding = self._idle, self._holding
         has_pending, server = reader.has_pending, reader.socket
         for pe in reader.events():
             self.handler.handle(pe)
-            if idle is not None and not state.in_tx and not has_pending():
+            if idle is not None and not state.in_tx and holding() and not has_pending():
                 idle(server())
             self._attempts = 0
             if not stats.connected:
@@ -158,7 +160,9 @@ class StreamingLoop:
             if now >= next_housekeeping:
                 self._housekeeping()
                 next_housekeeping = now + 0.01
-            if self._token.requested or (gate is not None and gate.pause_requested and not state.in_tx):
+                if self._token.requested:  # a stop waits for the next tick at most, not for a transaction's end
+                    return False
+            if not state.in_tx and gate is not None and gate.pause_requested:
                 return False
             del pe  # not kept alive (with its row bytes) while the reader reads the next event
         return True

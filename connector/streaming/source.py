@@ -48,13 +48,13 @@ class BinlogStreamingSource:
     def __init__(self, settings: Settings, params: ConnectionParams, info: dbconn.ServerInfo,
                  dispatcher: Dispatcher, stats: StreamingStats, token: StopSignal, *,
                  housekeeping: Callable[[], None], committed: Callable[[], object],
-                 idle: Callable[[object], None] | None = None,
+                 idle: Callable[[object], None] | None = None, holding: Callable[[], bool] = lambda: True,
                  on_reader: Callable[[EventReader | None], None],
                  signals: Callable[[StreamingState, ChangeEmitter], ChangeEmitter] | None = None) -> None:
         self._s, self._params, self._info = settings, params, info
         self._dispatcher, self._stats, self._token = dispatcher, stats, token
         self._housekeeping, self._committed, self._on_reader = housekeeping, committed, on_reader
-        self._idle = idle
+        self._idle, self._holding = idle, holding
         # Wraps the dispatcher with the signal channel and the incremental snapshot (connector/signals/).
         self._signals = signals
         self._gtid_filter = GtidSourceFilter.from_settings(settings.gtid_source)
@@ -105,7 +105,8 @@ class BinlogStreamingSource:
 
         try:
             StreamingLoop(handler, open_reader, self._token, stats=self._stats, heartbeat=heartbeat,
-                          housekeeping=housekeeping, idle=self._idle, gate=gate, max_retries=s.errors_max_retries,
+                          housekeeping=housekeeping, idle=self._idle, holding=self._holding, gate=gate,
+                          max_retries=s.errors_max_retries,
                           on_reader=self._on_reader).run()
         finally:
             # the signal channels' poller thread (connector/signals/processor.py SignalingEmitter)
