@@ -369,16 +369,14 @@ def timestamp(column: Column, settings: ValueSettings) -> Kind:
         if value == _EPOCH_NAIVE:
             return None
         # `_iso_utc(_datetime_us(value), fsp)` without the round trip through microseconds (one value per
-        # TIMESTAMP column of every streamed row). Streaming keeps exactly fsp fraction digits, the snapshot
-        # (JDBC) path drops trailing zeros (reference runs: `…06.789000Z` streamed vs `…06.789Z` snapshotted).
-        text = (f"{value.year:04d}-{value.month:02d}-{value.day:02d}T{value.hour:02d}:{value.minute:02d}:"
-                f"{value.second:02d}")
-        frac = value.microsecond
+        # TIMESTAMP column of every streamed row), by the C `isoformat` of the naive UTC value. Streaming keeps
+        # exactly fsp fraction digits, the snapshot (JDBC) path drops trailing zeros (reference runs:
+        # `…06.789000Z` streamed vs `…06.789Z` snapshotted).
         if fsp:
-            return text + "." + f"{frac:06d}"[:fsp] + "Z"
-        if frac:
-            return text + "." + f"{frac:06d}".rstrip("0") + "Z"
-        return text + "Z"
+            return value.isoformat(timespec="microseconds")[:20 + fsp] + "Z"
+        if value.microsecond:
+            return value.isoformat().rstrip("0") + "Z"
+        return value.isoformat() + "Z"
 
     def default(expr: str, col: Column) -> Any:
         # BinlogDefaultValueConverter.convertToTimestamp: zero/epoch → null when nullable, else epoch
