@@ -45,15 +45,25 @@ def connector_cmd(profile_to: Path | None = None) -> list[str]:
 
 
 def start_connector(cmd: list[str], config: Path, run_dir: Path, root: Path | None = None) -> ConnectorProcess:
-    """Start the connector; `root` runs the `connector` package of another source tree (the baseline)."""
+    """Start the connector; `root` runs the `connector` package of another source tree (the baseline).
+
+    Always a cold start, as a user's `binlog-cdc run` is: the tests' warm launcher (tests/support/warm_launch.py)
+    forks it from a process that already imported everything, which hides ~1 s of start-up from the connector's
+    CPU seconds and from "process start to last record", and only this checkout gets it (not a baseline tree)."""
     saved = os.environ.get("PYTHONPATH")
+    saved_cold = os.environ.get("BINLOG_CDC_TEST_COLD_START")
     if root is not None:  # PYTHONPATH comes before the venv's editable install: the baseline's packages win
         os.environ["PYTHONPATH"] = str(root)
+    os.environ["BINLOG_CDC_TEST_COLD_START"] = "1"
     try:
         return ConnectorProcess(cmd, config, run_dir / "status.json", run_dir / "connector.log").start()
     finally:
         if root is not None:
             os.environ.pop("PYTHONPATH") if saved is None else os.environ.update(PYTHONPATH=saved)
+        if saved_cold is None:
+            os.environ.pop("BINLOG_CDC_TEST_COLD_START")
+        else:
+            os.environ["BINLOG_CDC_TEST_COLD_START"] = saved_cold
 
 
 def rss_kb(pid: int | None, field: str = "VmRSS") -> int:

@@ -154,7 +154,7 @@ class ConnectionParams:
         return refused
 
 
-@dataclass
+@dataclass(slots=True)
 class PositionedEvent:
     """A library event with its coordinates: `start` is where the event begins, `next_pos` where the next one does."""
 

@@ -41,7 +41,7 @@ class CapturedTables:
         self._inconsistent: set[TableId] = set()
 
     def wanted(self, table_id: TableId) -> bool:
-        return self.filter.table_included(table_id) and table_id not in self._inconsistent
+        return self.filter.table_included(table_id) and not (self._inconsistent and table_id in self._inconsistent)
 
     def table_map(self, table_id: TableId, binlog_types: tuple[int, ...], file: str, pos: int) -> None:
         """Check a TABLE_MAP of a captured table against the in-memory schema (see the module docstring)."""
@@ -49,7 +49,8 @@ class CapturedTables:
             return
         table = self._schema.table(table_id)
         if table is not None and (id(table), binlog_types) in self._checked:
-            self._inconsistent.discard(table_id)
+            if self._inconsistent:  # the usual case: empty, nothing to look up
+                self._inconsistent.discard(table_id)
             return
         problem = "the schema history has no definition for it" if table is None else mismatch(table, binlog_types)
         if problem is None:

