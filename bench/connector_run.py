@@ -32,7 +32,7 @@ def start_pyspy(pid: int | None, suffix: str) -> subprocess.Popen | None:
         return None
     rate = os.environ.get("BENCH_PYSPY_RATE", "100")
     return subprocess.Popen([shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy"), "record",
-                             "--pid", str(pid), "--format", "raw", "--rate", rate, "--nonblocking",
+                             "--pid", str(pid), "--format", "raw", "--rate", rate, "--nonblocking", *(["--idle"] if os.environ.get("BENCH_PYSPY_IDLE") else []),
                              "--threads", "-o", f"{out}.{suffix}"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
