@@ -180,15 +180,21 @@ def _constant_prefix(version: str, connector: str, name: str) -> str:
             f'"name":{jackson_string(name)},"ts_ms":')
 
 
+@lru_cache(maxsize=4096)
+def _name_json(name: str) -> str:
+    """A database, table or binlog file name as a JSON string: few distinct names, one of each per rows event."""
+    return jackson_string(name)
+
+
 def streaming_json_around_row(version: str, connector: str, name: str, ts_ns: int, db: str, table: str | None,
                               server_id: int, gtid: str | None, file: str, pos: int, thread: int | None,
                               query: str | None) -> tuple[str, str]:
     """`SourceInfo(...).json_around_row()` of a streamed rows event (no snapshot marker, no sequence) without
     building the block: the fused row path (connector/dispatch/fused_rows.py) needs only its text, once per event."""
     head = (f'{_constant_prefix(version, connector, name)}{ts_ns // 1_000_000},"snapshot":"false",'
-            f'"db":{jackson_string(db)},"sequence":null,"ts_us":{ts_ns // 1_000},"ts_ns":{ts_ns},'
-            f'"table":{"null" if table is None else jackson_string(table)},"server_id":{server_id},'
-            f'"gtid":{"null" if gtid is None else jackson_string(gtid)},"file":{jackson_string(file)},"pos":{pos},'
+            f'"db":{_name_json(db)},"sequence":null,"ts_us":{ts_ns // 1_000},"ts_ns":{ts_ns},'
+            f'"table":{"null" if table is None else _name_json(table)},"server_id":{server_id},'
+            f'"gtid":{"null" if gtid is None else jackson_string(gtid)},"file":{_name_json(file)},"pos":{pos},'
             '"row":')
     query_json = "null" if query is None else jackson_string(query)
     tail = f',"thread":{"null" if thread is None else thread},"query":{query_json}}}'
