@@ -25,8 +25,10 @@ runs through its CLI, writing into the broker and counting what Kafka acknowledg
 What is timed: from the first record to the last one, both taken from the status files each
 connector rewrites about every 100 ms (polled every 20 ms), so neither JVM start-up and class loading nor
 Python's imports count; the time from process start to the last record is reported too (`*_total_s`).
-Only ratios from the same run compare: the machine is shared. `--runs N` repeats both phases on the same
-servers (each run its own databases, topics and offsets) and reports medians. The last line is one JSON object:
+Only ratios from the same run compare: the machine is shared. `--runs N` repeats the phases on the same
+database server (each run its own databases, topics and offsets) and reports medians. Each phase has a Tansu
+broker of its own, which both connectors write into, Debezium first (`one_run` says why). binlog-cdc is started
+cold, as `binlog-cdc run` from a shell (bench/connector_run.py), so its imports count as the JVM's start does. The last line is one JSON object:
 {"streaming_ratio": ..., "snapshot_ratio": ..., "debezium_streaming_s": ..., ...} (ratio = Debezium seconds /
 binlog-cdc seconds, so > 1 means binlog-cdc is faster; `*_cpu_ratio` the same for the CPU seconds each
 connector process used, all threads, start-up included).
@@ -282,21 +284,28 @@ def snapshot(ref: ModuleType, work: Path, server: MariaDBServer, broker: TansuBr
     return report("snapshot", rows, dbz, ours)
 
 
-def one_run(args: argparse.Namespace, ref: ModuleType, work: Path, server: MariaDBServer, broker: TansuBroker,
-            run: int) -> dict[str, Any]:
-    """The phases asked for, each connector in turn, on its own databases and topics."""
-    sink = DebeziumSink(broker if args.debezium_sink == "kafka" else None, args.batch_size, "")
+def one_run(args: argparse.Namespace, ref: ModuleType, work: Path, server: MariaDBServer, run: int) -> dict[str, Any]:
+    """The phases asked for, each connector in turn, on its own databases and topics, and each phase on a broker
+    of its own: Tansu keeps every record in memory (16 GB after one run of the three shapes and part of the next,
+    both connectors, which pushed this 24 GB machine into swap), and the connector that writes second into a
+    broker holding the earlier phases' records was measured up to 1.5x slower (the snapshot after the streaming
+    phases: 8.2-8.9 s against 5.5-5.7 s on a fresh broker, Debezium 14-16 s either way)."""
     out: dict[str, Any] = {"load_avg_1m": []}
+
+    def phase(name: str, measure: Callable[[TansuBroker, DebeziumSink], dict]) -> None:
+        with TansuBroker(work / f"kafka-{name}{run}") as broker:
+            sink = DebeziumSink(broker if args.debezium_sink == "kafka" else None, args.batch_size, "")
+            out.update(measure(broker, sink))
+        out["load_avg_1m"].append(os.getloadavg()[0])
+
     if args.only in (None, "streaming"):
-        out.update(streaming(ref, work, server, broker, args.rows, run, sink, args.workers))
-        out["load_avg_1m"].append(os.getloadavg()[0])
+        phase("streaming", lambda broker, sink: streaming(ref, work, server, broker, args.rows, run, sink,
+                                                          args.workers))
     if args.only in (None, "oltp"):
-        out.update(streaming(ref, work, server, broker, 4 * args.oltp_transactions, run, sink,
-                             args.workers, shape="oltp"))
-        out["load_avg_1m"].append(os.getloadavg()[0])
+        phase("oltp", lambda broker, sink: streaming(ref, work, server, broker, 4 * args.oltp_transactions, run, sink,
+                                                     args.workers, shape="oltp"))
     if args.only in (None, "snapshot"):
-        out.update(snapshot(ref, work, server, broker, args.snapshot_rows, run, sink))
-        out["load_avg_1m"].append(os.getloadavg()[0])
+        phase("snapshot", lambda broker, sink: snapshot(ref, work, server, broker, args.snapshot_rows, run, sink))
     print(f"run {run + 1}: {json.dumps(out)}", flush=True)
     return out
 
@@ -325,10 +334,7 @@ def main() -> int:
             # transactions go in several times faster on a busy disk (about 200 commits/s with one).
             server.run_sql("SET GLOBAL innodb_flush_log_at_trx_commit = 2;")
             for run in range(args.runs):
-                # A broker per run: Tansu keeps every record in memory (16 GB after one run of the three shapes and
-                # part of the next, both connectors), which pushed this 24 GB machine into swap by the third run.
-                with TansuBroker(work / f"kafka{run}") as broker:
-                    runs.append(one_run(args, ref, work, server, broker, run))
+                runs.append(one_run(args, ref, work, server, run))
     # Medians of each figure over the runs (ratios of the same run, then their median).
     result: dict[str, Any] = {k: round(statistics.median(r[k] for r in runs), 2) for k in runs[0] if k != "load_avg_1m"}
     result.update(debezium_sink=args.debezium_sink, batch_size=args.batch_size, runs=args.runs, rows=args.rows,

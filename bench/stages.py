@@ -26,6 +26,8 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("read", "connector/binlog/reader"), ("read", "pymysql/"), ("read", "pymysqlreplication/"),
     ("read", "socket.py"), ("read", "connector/binlog/table_map_cache"), ("read", "connector/binlog/payload"),
     ("decode", "connector/binlog/rows_decoder"), ("decode", "connector/binlog/image_compiler"),
+    # generated per table version: the row image reader, the image writer, a struct's writer
+    ("decode", "<row image of "), ("encode", "<image writer>"), ("encode", "<struct writer>"),
     ("decode", "connector/binlog/value_decoders"), ("decode", "connector/binlog/json_"),
     ("read", "snapshot/raw_rows"), ("encode", "connector/events/snapshot_text"),
     ("convert", "connector/converters/"), ("convert", "connector/events/convert_compiler"),
@@ -44,6 +46,8 @@ _FRAME = re.compile(r"\(([^()]*?):\d+\)$")
 
 
 def stage_of(frames: list[str]) -> str:
+    if any("importlib._bootstrap" in frame for frame in frames):
+        return "startup"  # a cold start's imports (module code of any package)
     for frame in reversed(frames):  # innermost last in py-spy's raw format
         m = _FRAME.search(frame)
         path = m.group(1) if m else frame
