@@ -28,7 +28,8 @@ Python's imports count; the time from process start to the last record is report
 Only ratios from the same run compare: the machine is shared. `--runs N` repeats the phases on the same
 database server (each run its own databases, topics and offsets) and reports medians. Each phase has a Tansu
 broker of its own, which both connectors write into, Debezium first (`one_run` says why). binlog-cdc is started
-cold, as `binlog-cdc run` from a shell (bench/connector_run.py), so its imports count as the JVM's start does. The last line is one JSON object:
+cold, as `binlog-cdc run` from a shell (bench/connector_run.py), so its imports count as the JVM's start does.
+`--compression lz4` sets both producers' compression.type. The last line is one JSON object:
 {"streaming_ratio": ..., "snapshot_ratio": ..., "debezium_streaming_s": ..., ...} (ratio = Debezium seconds /
 binlog-cdc seconds, so > 1 means binlog-cdc is faster; `*_cpu_ratio` the same for the CPU seconds each
 connector process used, all threads, start-up included).
@@ -119,9 +120,10 @@ class DebeziumSink:
     broker: TansuBroker | None
     batch_size: int
     table: str  # the captured table (its topic is created up front, as binlog-cdc's are)
+    compression: str = "none"  # the producer's compression.type, binlog-cdc's too
 
     def of(self, table: str) -> "DebeziumSink":
-        return DebeziumSink(self.broker, self.batch_size, table)
+        return DebeziumSink(self.broker, self.batch_size, table, self.compression)
 
 
 class Debezium:
@@ -146,7 +148,8 @@ class Debezium:
             extra += [f"harness.producer.bootstrap.servers={sink.broker.bootstrap_servers}",
                       "harness.producer.key.serializer=org.apache.kafka.common.serialization.StringSerializer",
                       "harness.producer.value.serializer=org.apache.kafka.common.serialization.StringSerializer",
-                      f"harness.producer.batch.size={sink.batch_size}", "harness.producer.linger.ms=5"]
+                      f"harness.producer.batch.size={sink.batch_size}", "harness.producer.linger.ms=5",
+                      f"harness.producer.compression.type={sink.compression}"]
         self.props = self.work / "engine.properties"
         ref.write_properties(str(self.props), ref.engine_properties(str(self.work), server.port, extra,
                                                                     ref.DDL_FILTER_APPEND))
@@ -179,7 +182,7 @@ class Ours:
     """binlog-cdc through its CLI, into fresh topics on the broker."""
 
     def __init__(self, work: Path, server: MariaDBServer, broker: TansuBroker, name: str, database: str,
-                 tables: list[str], workers: int = 0) -> None:
+                 tables: list[str], workers: int = 0, compression: str = "none") -> None:
         self.dir = work / name
         self.dir.mkdir()
         prefix = f"cdc{name}"
@@ -189,6 +192,8 @@ class Ours:
         props.update({f"debezium.source.{k}": v for k, v in COMMON.items()})
         if workers:
             props["debezium.source.encode.workers"] = str(workers)
+        if compression != "none":
+            props["debezium.sink.kafka.producer.compression.type"] = compression
         self.config = self.dir / "application.properties"
         write_properties(self.config, props)
 
@@ -253,7 +258,7 @@ def streaming(ref: ModuleType, work: Path, server: MariaDBServer, broker: TansuB
     if shape == "oltp":
         server.run_sql(workload_sql(max(4, rows // 4))[0].replace("USE bench;", f"USE {db};", 1), what="oltp preload")
     dbz = Debezium(ref, work, server, f"d{shape}{run}", db, sink.of("events"))
-    ours = Ours(work, server, broker, f"o{shape}{run}", db, ["events"], workers)
+    ours = Ours(work, server, broker, f"o{shape}{run}", db, ["events"], workers, sink.compression)
     dbz.prime(server)
     ours.prime()
     sql, inserts, updates, deletes = (oltp_sql if shape == "oltp" else workload_sql)(rows)
@@ -279,7 +284,7 @@ def snapshot(ref: ModuleType, work: Path, server: MariaDBServer, broker: TansuBr
     pids = neighbours(server, broker)
     dbz_run = Debezium(ref, work, server, f"dsnap{run}", db, sink.of("t"))
     dbz = beside(pids, lambda: dbz_run.timed(expected))
-    ours_run = Ours(work, server, broker, f"osnap{run}", db, ["t"])
+    ours_run = Ours(work, server, broker, f"osnap{run}", db, ["t"], compression=sink.compression)
     ours = beside(pids, lambda: ours_run.timed(expected))
     return report("snapshot", rows, dbz, ours)
 
@@ -294,7 +299,8 @@ def one_run(args: argparse.Namespace, ref: ModuleType, work: Path, server: Maria
 
     def phase(name: str, measure: Callable[[TansuBroker, DebeziumSink], dict]) -> None:
         with TansuBroker(work / f"kafka-{name}{run}") as broker:
-            sink = DebeziumSink(broker if args.debezium_sink == "kafka" else None, args.batch_size, "")
+            sink = DebeziumSink(broker if args.debezium_sink == "kafka" else None, args.batch_size, "",
+                                args.compression)
             out.update(measure(broker, sink))
         out["load_avg_1m"].append(os.getloadavg()[0])
 
@@ -322,6 +328,8 @@ def main() -> int:
     parser.add_argument("--debezium-sink", choices=("kafka", "file"), default="kafka",
                         help="Debezium produces into the same broker (java/DbzKafka.java, as Debezium Server's Kafka "
                         "sink; issue 27's comparison) or writes a file (its best case, no broker)")
+    parser.add_argument("--compression", default="none", choices=("none", "lz4", "zstd", "snappy", "gzip"),
+                        help="compression.type of both connectors' producers (none on either side unless both)")
     parser.add_argument("--batch-size", type=int, default=1_000_000,
                         help="Debezium's producer batch.size in bytes (librdkafka's default batch.size is 1000000)")
     args = parser.parse_args()
@@ -337,7 +345,8 @@ def main() -> int:
                 runs.append(one_run(args, ref, work, server, run))
     # Medians of each figure over the runs (ratios of the same run, then their median).
     result: dict[str, Any] = {k: round(statistics.median(r[k] for r in runs), 2) for k in runs[0] if k != "load_avg_1m"}
-    result.update(debezium_sink=args.debezium_sink, batch_size=args.batch_size, runs=args.runs, rows=args.rows,
+    result.update(debezium_sink=args.debezium_sink, batch_size=args.batch_size, compression=args.compression,
+                  runs=args.runs, rows=args.rows,
                   encode_workers=args.workers,
                   oltp_transactions=args.oltp_transactions, snapshot_rows=args.snapshot_rows, cpus=os.cpu_count(),
                   load_avg_1m=[round(x, 1) for r in runs for x in r["load_avg_1m"]])
