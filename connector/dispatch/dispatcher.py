@@ -143,28 +143,19 @@ class Dispatcher:
     # ---------------------------------------------------------------- records held back (sender.py, encode workers)
     def holding(self) -> bool:
         """Whether records emitted may still wait here for batching (then `idle` sends them)."""
-        return self.pipeline is not None or self._sender.holding
+        return self._sender.holding
 
     def idle(self, server: Any = None) -> None:
         """The reader is about to wait for the server (`server`: its socket): what is held back goes now."""
-        if self.pipeline is not None:
-            self.pipeline.idle(server)
-        else:
-            self._sender.flush_held()
+        self._sender.idle(server)
 
     def flush_held(self) -> None:
         """Housekeeping: send what is held back (encode workers: what they answered so far)."""
-        if self.pipeline is not None:
-            self.pipeline.flush_batch()
-        else:
-            self._sender.flush_held()
+        self._sender.flush_batch()
 
     def drain(self) -> None:
         """Before offsets are committed: every record emitted so far reaches the producer (waiting for workers)."""
-        if self.pipeline is not None:
-            self.pipeline.drain()
-        else:
-            self._sender.flush_held()
+        self._sender.drain()
 
     def tables_for_topic(self, topic: str) -> list[TableId]:
         """The tables whose records go to `topic` (to name them when Kafka refuses it)."""

@@ -123,6 +123,11 @@ class PipelinedSender(RecordSender):
             self.pump()
 
     # ------------------------------------------------------------ flow
+    @property
+    def holding(self) -> bool:
+        """Records may wait in the workers' batches at any time: the reader asks the server before `idle`."""
+        return True
+
     def idle(self, server: Any = None) -> None:
         """The reader is about to wait for the server (`server`: its socket, when known): the rows events
         collected go to a worker, and the answers are sent as they come until the server has more to read

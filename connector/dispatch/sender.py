@@ -119,6 +119,19 @@ class RecordSender:
             self.flush_held()
         self._send_group(group_sink, records, offset)
 
+    # -- when held records go (PipelinedSender overrides these for the rows events it batches for its workers) --
+    def idle(self, server: Any = None) -> None:
+        """The reader is about to wait for the server (`server`: its socket): what is held goes now."""
+        self.flush_held()
+
+    def flush_batch(self) -> None:
+        """Housekeeping, every few milliseconds: what is held goes now."""
+        self.flush_held()
+
+    def drain(self) -> None:
+        """Before offsets are committed: every record emitted so far reaches the sink."""
+        self.flush_held()
+
     def flush_held(self) -> None:
         """Send the held records as one group, carrying the offset of the last held group that had one."""
         records = self._held

@@ -160,7 +160,7 @@ class StreamingLoop:
             if now >= next_housekeeping:
                 self._housekeeping()
                 next_housekeeping = now + 0.01
-                if self._token.requested:  # a stop waits for the next tick at most, not for a transaction's end
+                if self._token.requested:  # at the tick, not per event: a stop waits 10 ms at most while events flow
                     return False
             if not state.in_tx and gate is not None and gate.pause_requested:
                 return False
