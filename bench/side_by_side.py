@@ -221,8 +221,7 @@ def beside(pids: dict[str, int | None], run: Callable[[], Timing]) -> Timing:
 
 
 def neighbours(server: MariaDBServer, broker: TansuBroker) -> dict[str, int | None]:
-    return {"broker": broker._proc.pid if broker._proc else None,
-            "database": server._proc.pid if server._proc else None}
+    return {"broker": broker.pid, "database": server.pid}
 
 
 def report(phase: str, rows: int, dbz: Timing, ours: Timing) -> dict[str, Any]:

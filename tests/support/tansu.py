@@ -118,6 +118,11 @@ class TansuBroker:
     def running(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 
+    @property
+    def pid(self) -> int | None:
+        """The broker process's id while it runs (benches read its CPU seconds)."""
+        return self._proc.pid if self._proc is not None else None
+
     def __enter__(self) -> "TansuBroker":
         return self.start()
 
