@@ -130,14 +130,19 @@ class Tables:
     """
 
     _tables: dict[TableId, Table] = field(default_factory=dict)
+    # Counts put/remove: with this object's identity it tells a cache that no definition changed since (the history
+    # replaces the whole object on most changes, recovery and checkpoints change it in place).
+    changes: int = field(default=0, compare=False, repr=False)
 
     def get(self, table_id: TableId) -> Table | None:
         return self._tables.get(table_id)
 
     def put(self, table: Table) -> None:
         self._tables[table.id] = table
+        self.changes += 1
 
     def remove(self, table_id: TableId) -> Table | None:
+        self.changes += 1
         return self._tables.pop(table_id, None)
 
     def ids(self) -> list[TableId]:

@@ -42,16 +42,10 @@ class PacketFeed:
     def next(self) -> bytes:
         """The next packet's payload; that of an event starts with the OK byte 0."""
         data = self._back
-        if data is None:
-            return self._frame()
-        self._back = None
-        return data
-
-    def give_back(self, data: bytes) -> None:
-        """`data` (the last payload `next` returned) is what pmr's next read gets."""
-        self._back = data
-
-    def _frame(self) -> bytes:
+        if data is not None:
+            self._back = None
+            return data
+        # one function per packet, the sequence check inline: this runs for every event (issue 27)
         conn = self._connection
         rfile = conn._rfile
         if rfile is None:  # closed under us (pmr closes it when it reconnects by itself)
@@ -60,7 +54,10 @@ class PacketFeed:
             header = rfile.read(4)
             if len(header) == 4:
                 length = header[0] | header[1] << 8 | header[2] << 16
-                self._sequence(conn, header[3])
+                number = header[3]
+                if number != conn._next_seq_id:
+                    self._sequence(conn, number)
+                conn._next_seq_id = (number + 1) & 0xFF
                 data = rfile.read(length)
                 if len(data) == length:
                     if length == _MAX_PACKET_LEN:
@@ -72,6 +69,10 @@ class PacketFeed:
                                        f"Lost connection to MySQL server during query ({exc})") from None
         conn._force_close()
         raise err.OperationalError(CR.CR_SERVER_LOST, "Lost connection to MySQL server during query")
+
+    def give_back(self, data: bytes) -> None:
+        """`data` (the last payload `next` returned) is what pmr's next read gets."""
+        self._back = data
 
     def _continued(self, conn: Any, rfile: Any, parts: list[bytes]) -> bytes:
         """The rest of a payload of 16 MB or more: packets of 0xFFFFFF bytes until a shorter one."""

@@ -208,6 +208,7 @@ class BinlogReader:
         self._mariadb_gtid = is_mariadb and self._auto_position is not None
         self._heartbeat_s = heartbeat_interval_s
         self._stream: BinLogStreamReader | None = None
+        self._poller: tuple[Any, Any] | None = None  # has_pending's poll object and the socket it watches
         # Parsed TABLE_MAP bodies, kept across rotations and reconnects (the key includes the table id).
         self._parsed_table_maps: dict[bytes, ParsedTableMap] = {}
         self.file = start.file
@@ -268,16 +269,21 @@ class BinlogReader:
             # otherwise stay alive while the next one is read, next to it.
             event = packet = None
             if wire is not None:
+                # Our own events until a packet the decoder leaves to pmr: the file and the table map change only
+                # in pmr's path below (a rotation), so they are taken once per run of such events.
                 feed, decoder = wire
-                data = feed.next()
-                decoded = decoder.decode(data, stream.table_map)
-                if decoded is not None:
+                next_packet, decode, table_map, file = feed.next, decoder.decode, stream.table_map, self.file
+                while True:
+                    data = next_packet()
+                    decoded = decode(data, table_map)
+                    if decoded is None:
+                        break
                     event, timestamp, server_id, log_pos = decoded
                     # the header's event size is the packet's length without the OK byte
                     start, self.next_pos = log_pos + 1 - len(data), log_pos
-                    data = None
-                    yield PositionedEvent(event, self.file, start, log_pos, timestamp, server_id)
-                    continue
+                    data = decoded = None
+                    yield PositionedEvent(event, file, start, log_pos, timestamp, server_id)
+                    event = None
                 feed.give_back(data)
                 data = None
             event = stream.fetchone()
@@ -334,15 +340,20 @@ class BinlogReader:
         return getattr(getattr(self._stream, "_stream_connection", None), "_sock", None)
 
     def has_pending(self) -> bool:
-        """Whether the server has sent bytes not read yet (a zero-timeout select on the connection)."""
+        """Whether the server has sent bytes not read yet (a zero-timeout poll of the connection; asked after
+        every transaction, so the poll object is kept with its socket instead of a select per call)."""
         sock = self.socket()
         if sock is None:
             return False
+        poller = self._poller
         try:
-            readable, _, _ = select.select((sock,), (), (), 0)
+            if poller is None or poller[0] is not sock:
+                poll = select.poll()
+                poll.register(sock, select.POLLIN)
+                poller = self._poller = (sock, poll)
+            return bool(poller[1].poll(0))
         except (OSError, ValueError):
             return False
-        return bool(readable)
 
     def close(self) -> None:
         if self._stream is not None:
@@ -353,6 +364,7 @@ class BinlogReader:
             except (pymysql.Error, OSError):
                 pass
             self._stream = None
+            self._poller = None
 
 
     def _reset(self) -> None:

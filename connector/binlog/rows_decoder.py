@@ -183,8 +183,11 @@ class RowsDecoder:
         if type(event) is WireRows:
             data = event.data
             assert data is not None, "rows event decoded twice"
+            table = event.table_obj
+            known = self._plans.get(table.table_id)  # `plan` inline: once per rows event, a single-row one too
+            plan = known.plan if known is not None and known.table is table else self.plan(table)
             pos, present, present2 = _images_start(data, event.start, event.kind == "u")
-            return decode_images(self.plan(event.table_obj), data, pos, event.end, present, present2, event.kind)
+            return decode_images(plan, data, pos, event.end, present, present2, event.kind)
         plan = self.plan(event.table_map[event.table_id])
         data: bytes = event.packet.packet._data
         pos, present, present2 = _rows_start(event, data)
@@ -246,7 +249,12 @@ def decode_images(plan: RowPlan, data: bytes, pos: int, end: int, present: int, 
     columns = (1 << len(plan.decoders)) - 1
     present &= columns
     present2 &= columns
-    first, second = plan.reader(present), plan.reader(present2)
+    full = plan.full
+    if full is not None and present == columns:  # binlog_row_image=FULL: `reader` inline
+        first = full
+        second = full if present2 == columns else plan.reader(present2)
+    else:
+        first, second = plan.reader(present), plan.reader(present2)
     out: list[RowPair] = []
     append = out.append
     if kind == "u":
@@ -301,7 +309,11 @@ def _rows_start(event: RowsEvent, data: bytes) -> tuple[int, int, int]:
 def _images_start(data: bytes, pos: int, update: bool) -> tuple[int, int, int]:
     """(offset of the first row image, present bitmap, second one) after the post-header, at `pos`: the column
     count (length-encoded) and the columns-present bitmap(s), two for updates."""
-    columns, pos = _length_encoded(data, pos)
+    columns = data[pos]
+    if columns < 251:
+        pos += 1
+    else:
+        columns, pos = _length_encoded(data, pos)
     nbytes = (columns + 7) >> 3
     present = int.from_bytes(data[pos:pos + nbytes], "little")
     pos += nbytes

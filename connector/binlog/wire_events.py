@@ -16,9 +16,9 @@ With checksums on (`binlog_checksum=CRC32`) each event's CRC32 is verified; a mi
 from __future__ import annotations
 
 import struct
-import zlib
+from zlib import crc32 as _crc32
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 from pymysqlreplication.constants import BINLOG
 from pymysqlreplication.event import XidEvent
@@ -115,41 +115,43 @@ class WireDecoder:
 
     def declared(self, post_header_lengths: bytes | None) -> None:
         """The event types this decoder reads, given a format description's post-header lengths."""
-        self._types = frozenset(t for t, size in _POST_HEADER.items()
-                                if not post_header_lengths or t - 1 >= len(post_header_lengths)
-                                or post_header_lengths[t - 1] == size)
+        types = frozenset(t for t, size in _POST_HEADER.items()
+                          if not post_header_lengths or t - 1 >= len(post_header_lengths)
+                          or post_header_lengths[t - 1] == size)
+        # event type -> its body's decoder (data, event type, end, table map); one lookup per event
+        readers: dict[int, Callable[[bytes, int, int, int, TableMapCache], Any]] = {
+            BINLOG.XID_EVENT: self._xid, BINLOG.MARIADB_GTID_EVENT: self._mariadb_gtid,
+            BINLOG.GTID_LOG_EVENT: self._mysql_gtid, BINLOG.TABLE_MAP_EVENT: self._table_map,
+            BINLOG.QUERY_EVENT: self._begin, **{t: self._rows for t in _ROWS_KINDS}}
+        self._readers = {t: reader for t, reader in readers.items() if t in types}
 
     def decode(self, data: bytes, table_map: TableMapCache) -> tuple[Any, int, int, int] | None:
         """(event, timestamp, server_id, log_pos) of an event packet (`data` starts with the OK byte), or None.
         `table_map` is the stream's `TableMapCache`: a TABLE_MAP read here registers its table there, as pmr does."""
-        if len(data) < _BODY or data[0] or data[5] not in self._types:
+        end = len(data)
+        if end < _BODY or data[0]:
+            return None
+        read = self._readers.get(data[5])
+        if read is None:
             return None
         timestamp, event_type, server_id, size, log_pos, _ = _HEADER.unpack_from(data)
-        if size + 1 != len(data) or not log_pos:
+        if size + 1 != end or not log_pos:
             return None  # not one whole event, or one the server sent from outside the binlog
-        end = len(data)
         if self.use_checksum:
             end -= 4
-            if zlib.crc32(memoryview(data)[1:end]) != int.from_bytes(data[end:], "little"):
+            if _crc32(data[1:end] if end < 4096 else memoryview(data)[1:end]) != _U32(data, end)[0]:
                 raise BinlogDecodeError(f"binlog event of type {event_type} ending at position {log_pos} fails its "
                                         "CRC32 checksum", fix="check the binlog file with mysqlbinlog "
                                         "--verify-binlog-checksum; restart from a position after the damage")
-        kind = _ROWS_KINDS.get(event_type)
-        if kind is not None:
-            event: Any = self._rows(data, event_type, kind, end, table_map)
-        elif event_type == BINLOG.XID_EVENT:
-            event = WireXid(_U64(data, _BODY)[0]) if end - _BODY >= 8 else None
-        elif event_type == BINLOG.MARIADB_GTID_EVENT:
-            event = self._mariadb_gtid(data, server_id, end)
-        elif event_type == BINLOG.GTID_LOG_EVENT:
-            event = self._mysql_gtid(data, end)
-        elif event_type == BINLOG.TABLE_MAP_EVENT:
-            event = self._table_map(data, end, table_map)
-        else:
-            event = self._begin(data, end)
+        event = read(data, event_type, server_id, end, table_map)
         return None if event is None else (event, timestamp, server_id, log_pos)
 
-    def _rows(self, data: bytes, event_type: int, kind: str, end: int, table_map: TableMapCache) -> WireRows | None:
+    @staticmethod
+    def _xid(data: bytes, event_type: int, server_id: int, end: int, table_map: TableMapCache) -> WireXid | None:
+        return WireXid(_U64(data, _BODY)[0]) if end - _BODY >= 8 else None
+
+    @staticmethod
+    def _rows(data: bytes, event_type: int, server_id: int, end: int, table_map: TableMapCache) -> WireRows | None:
         table_id = int.from_bytes(data[_BODY:_BODY + 6], "little")
         table = table_map.get(table_id)
         if table is None:
@@ -159,15 +161,18 @@ class WireDecoder:
             start += _U16(data, _BODY + 8)[0]  # the extra data, its own 2-byte length included
         if start >= end:
             return None
-        return WireRows(kind, table_id, table.schema, table.table, table, data, start, end)
+        return WireRows(_ROWS_KINDS[event_type], table_id, table.schema, table.table, table, data, start, end)
 
-    def _mariadb_gtid(self, data: bytes, server_id: int, end: int) -> WireMariadbGtid | None:
+    @staticmethod
+    def _mariadb_gtid(data: bytes, event_type: int, server_id: int, end: int,
+                      table_map: TableMapCache) -> WireMariadbGtid | None:
         if end - _BODY < 13:
             return None
         sequence, domain, flags = _MARIADB_GTID(data, _BODY)
         return WireMariadbGtid(f"{domain}-{server_id}-{sequence}", flags)
 
-    def _mysql_gtid(self, data: bytes, end: int) -> WireMysqlGtid | None:
+    def _mysql_gtid(self, data: bytes, event_type: int, server_id: int, end: int,
+                    table_map: TableMapCache) -> WireMysqlGtid | None:
         if end - _BODY < 42:
             return None
         sid = data[_BODY + 1:_BODY + 17]
@@ -185,7 +190,9 @@ class WireDecoder:
                 commit_us = int.from_bytes(data[pos:pos + 7], "little") if len(data) - pos >= 11 else None
         return WireMysqlGtid(f"{uuid}{gno}", commit_us)
 
-    def _table_map(self, data: bytes, end: int, table_map: TableMapCache) -> WireTableMap | None:
+    @staticmethod
+    def _table_map(data: bytes, event_type: int, server_id: int, end: int,
+                   table_map: TableMapCache) -> WireTableMap | None:
         state = table_map.parsed.get(data[_BODY:end])
         if state is None:
             return None
@@ -193,7 +200,8 @@ class WireDecoder:
         table_map[event.table_id] = event.table_obj
         return event
 
-    def _begin(self, data: bytes, end: int) -> WireBegin | None:
+    @staticmethod
+    def _begin(data: bytes, event_type: int, server_id: int, end: int, table_map: TableMapCache) -> WireBegin | None:
         status_length = _U16(data, _BODY + 11)[0]
         query_at = _BODY + 13 + status_length + data[_BODY + 8] + 1
         if data[query_at:end] != b"BEGIN":

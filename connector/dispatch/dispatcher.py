@@ -47,7 +47,7 @@ from connector.offsets.tracker import OffsetTracker
 from connector.offsets.parts import debezium_entries
 from connector.serde.avro import RecordSerializer, record_serializer
 from connector.events.changes import EventPositions, EventSource, RowChange
-from schema_history.model import Table, TableId
+from schema_history.model import Table, TableId, Tables
 
 __all__ = ["DispatchCounters", "Dispatcher", "RecordSink", "SchemaTracker", "FusedRowsMode"]
 
@@ -135,6 +135,10 @@ class Dispatcher:
         # Per TableSchema (kept alive with it) and operation: what its fused rows events share, None when its rows
         # take the general path.
         self._fused_tables: dict[tuple[int, Operation], tuple[TableSchema, FusedTable | None]] = {}
+        # Per rows event the same answer as the last event of its table and operation, while no table definition
+        # changed: (id(streaming's TableId), id(operation)) -> (that TableId, the fused table or None).
+        self._fused_events: dict[tuple[int, int], tuple[TableId, FusedTable | None]] = {}
+        self._fused_events_in: tuple[Tables | None, int] = (None, 0)
 
     def emit(self, record: LogicalRecord, offset: dict[str, Any] | None) -> None:
         """A record built elsewhere (heartbeats): encoded, tracked and committed like every other."""
@@ -188,19 +192,40 @@ class Dispatcher:
     def fused_rows(self, table_id: TableId, op: Operation, source: EventSource) -> FusedRows | None:
         """For one rows event (`source` at its first row to emit): its fused emission (fused_rows.py), which sends
         what `row_change` would, or None when its rows must take `row_change`."""
-        if not self._fusable or op.value in self._skipped:
+        if not self._fusable:
             return None
+        tables = self.schema.current_tables()
+        seen_tables, seen_changes = self._fused_events_in
+        known = None
+        if tables is not seen_tables or tables.changes != seen_changes:
+            self._fused_events.clear()
+            self._fused_events_in = (tables, tables.changes)
+        else:
+            known = self._fused_events.get((id(table_id), id(op)))
+        if known is None or known[0] is not table_id:
+            known = self._fused_events[(id(table_id), id(op))] = (table_id, self._fused_for(table_id, op, source))
+        fused = known[1]
+        if fused is None:
+            return None
+        check = None
+        if self._check_fused:
+            target = self._row_target(table_id, source)
+            check = self._general_path_check(target.schema, op, source, target)
+        return fused.event(self._sources.json_around_row(source), self._sender.send_group, self.counters,
+                           self._clock_ns, check)
+
+    def _fused_for(self, table_id: TableId, op: Operation, source: EventSource) -> FusedTable | None:
+        """What the rows events of this table's current version and `op` share, None when they take `row_change`."""
+        if op.value in self._skipped:
+            return None
+        if len(self._fused_events) >= 4096:
+            self._fused_events.clear()
         target = self._row_target(table_id, source)
         ts = target.schema
         cached = self._fused_tables.get((id(ts), op))
         if cached is None or cached[0] is not ts:
             cached = self._fused_tables[(id(ts), op)] = (ts, self._fused_table(ts, op, target))
-        fused = cached[1]
-        if fused is None:
-            return None
-        check = self._general_path_check(ts, op, source, target) if self._check_fused else None
-        return fused.event(self._sources.json_around_row(source), self._sender.send_group, self.counters,
-                           self._clock_ns, check)
+        return cached[1]
 
     def _fused_table(self, ts: TableSchema, op: Operation, target: RowTarget) -> FusedTable | None:
         render = row_renderer(ts)

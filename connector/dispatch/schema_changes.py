@@ -22,7 +22,7 @@ from connector.events.kinds import Headers, SchemaChangeRecord
 from connector.java.hashmap import hashmap_order
 from connector.events.changes import EventSource
 from schema_history.changes import SchemaChange
-from schema_history.model import Table, TableId
+from schema_history.model import Table, TableId, Tables
 
 __all__ = ["SchemaChanges", "SchemaTracker", "ddl_source_table", "truncated_table"]
 
@@ -33,6 +33,10 @@ class SchemaTracker(Protocol):
     """The schema history as the dispatcher needs it."""
 
     def table(self, table_id: TableId) -> Table | None: ...
+
+    def current_tables(self) -> Tables:
+        """The definitions now; the same object with the same `changes` means none changed (for caches)."""
+        ...
 
     def last_ddl(self, table_id: TableId) -> str | None: ...
 

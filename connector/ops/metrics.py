@@ -54,13 +54,14 @@ class StreamingStats:
     purge_seconds_left: float = -1.0
     purge_position_available: bool = True
 
-    def event(self, file: str, next_pos: int, ts_sec: int, now_ms: int) -> None:
-        """A binlog event was read. `ts_sec` is its source time, 0 when it has none that tells the lag: as
-        Debezium's BinlogStreamingChangeEventSource.onEvent, the lag is now minus the time of the last event read
-        (a binlog event's time is its statement's, so a change written with an old `SET timestamp` shows as old)."""
+    def event(self, file: str, next_pos: int, ts_sec: int, now_ms: int, events: int = 1) -> None:
+        """`events` binlog events were read, this one the last. `ts_sec` is its source time, 0 when it has none
+        that tells the lag: as Debezium's BinlogStreamingChangeEventSource.onEvent, the lag is now minus the time of
+        the last event read (a binlog event's time is its statement's, so a change written with an old
+        `SET timestamp` shows as old)."""
         self.binlog_filename = file
         self.binlog_position = next_pos
-        self.binlog_events_seen += 1
+        self.binlog_events_seen += events
         if ts_sec:
             self.last_event_ts_ms = ts_sec * 1000
             self.last_event_seen_ms = now_ms

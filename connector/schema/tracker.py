@@ -18,7 +18,7 @@ from schema_history.changes import SchemaChange
 from schema_history.ddl.filters import DEFAULT_DDL_FILTER
 from schema_history.errors import DdlParseError, SchemaHistoryError
 from schema_history.history import SchemaHistory
-from schema_history.model import Table, TableId
+from schema_history.model import Table, TableId, Tables
 from schema_history.settings import SchemaHistorySettings
 from schema_history.stores.base import SchemaHistoryStore
 from schema_history.stores.file import FileHistoryStore
@@ -83,6 +83,10 @@ class SchemaTracker:
 
     def table(self, table_id: TableId) -> Table | None:
         return self._history.tables.get(table_id)
+
+    def current_tables(self) -> Tables:
+        """The table definitions now: the same object with the same `changes` means no definition changed."""
+        return self._history.tables
 
     def table_ids(self) -> list[TableId]:
         """Every table the history knows now (signals expand their regular expressions over these)."""

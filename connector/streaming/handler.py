@@ -153,6 +153,10 @@ class _StatePositions:
         return (st.tx.id, total_order, table_order), st.offset()
 
 
+# Events that move no restart position and count as no event (pmr's classes, not subclassed)
+_POSITIONLESS = frozenset({RotateEvent, HeartbeatLogEvent})
+
+
 def _unchanged(row: int) -> int:
     return row
 
@@ -217,7 +221,7 @@ class StreamingHandler:
     def handle(self, pe: PositionedEvent) -> None:
         st = self.state
         ev = pe.event
-        if isinstance(ev, (RotateEvent, HeartbeatLogEvent)):
+        if type(ev) in _POSITIONLESS:
             self._handlers[type(ev)](pe)
             if self._pause is not None and not st.in_tx and type(ev) is HeartbeatLogEvent:
                 # An idle server's heartbeats: signals of the other channels and read-only snapshot windows need
@@ -394,11 +398,11 @@ class StreamingHandler:
                 first = st.resume.rows
         op = _WIRE_OPERATIONS[ev.kind] if type(ev) is WireRows else _OPERATIONS[type(ev)]
         # Everything but the row index is the same for every row of the event: one source, copied per row.
-        template = EventSource(
-            ts_ms=pe.timestamp * 1000, db=table_id.database, table=table_id.table, server_id=st.server_id,
-            gtid=st.current_gtid if self.use_gtids else None, file=pe.file, pos=pe.start, row=first,
-            thread=st.thread, ts_us=st.commit_ts_us, query=st.query,
-        )
+        # By position (ts_ms, db, table, server_id, gtid, file, pos, row, thread, query, snapshot, ts_us): keywords
+        # cost 0.3 µs more per rows event (0.47 against 0.16 µs, measured alone).
+        template = EventSource(pe.timestamp * 1000, table_id.database, table_id.table, st.server_id,
+                               st.current_gtid if self.use_gtids else None, pe.file, pe.start, first, st.thread,
+                               st.query, None, st.commit_ts_us)
         # encode.workers: the whole event goes to a worker undecoded (not with transaction metadata, whose
         # per-event counters need each row here). Its rows' offsets are the event's at their row.
         ship = self._ship

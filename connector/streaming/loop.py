@@ -60,11 +60,12 @@ class EventReader(Protocol):
 ReaderFactory = Callable[[], EventReader]
 
 
-def note_event(stats: StreamingStats, pe: PositionedEvent, now_ms: int) -> None:
-    """The streaming metrics' view of one event read (Debezium's BinlogStreamingChangeEventSource.onEvent)."""
+def note_event(stats: StreamingStats, pe: PositionedEvent, now_ms: int, events: int = 1) -> None:
+    """The streaming metrics' view of `events` events read, `pe` the last (Debezium's
+    BinlogStreamingChangeEventSource.onEvent, per event there)."""
     # The FORMAT_DESCRIPTION a server sends at every (re)connect carries the time its binlog file was created: it
     # says nothing about the lag, and a caught-up connector would report the file's age until the next heartbeat.
-    stats.event(pe.file, pe.next_pos, 0 if pe.artificial else pe.timestamp, now_ms)
+    stats.event(pe.file, pe.next_pos, 0 if pe.artificial else pe.timestamp, now_ms, events)
     if type(pe.event) is HeartbeatLogEvent:
         stats.caught_up()
 
@@ -133,39 +134,57 @@ class StreamingLoop:
 
     def _read(self, reader: EventReader) -> bool:
         """Feed the reader's events to the handler; True when the stream ended by itself."""
-        state, stats, heartbeat, gate = self.state, self._stats, self._heartbeat, self._gate
+        state, heartbeat, gate, handle = self.state, self._heartbeat, self._gate, self.handler.handle
         next_housekeeping = 0.0
         idle, holding = self._idle, self._holding
         has_pending, server = reader.has_pending, reader.socket
-        for pe in reader.events():
-            self.handler.handle(pe)
-            if idle is not None and not state.in_tx and holding() and not has_pending():
-                idle(server())
-            self._attempts = 0
-            if not stats.connected:
-                stats.set_connected(True)
-            note_event(stats, pe, time.time_ns() // 1_000_000)
-            if type(pe.event) in COMMIT_EVENTS:
-                stats.committed_transactions += 1
-                if state.current_gtids is not None:
-                    stats.gtid_set = state.restart_gtids or ""
-            if not state.in_tx and heartbeat is not None and heartbeat.due():
-                # Between transactions the restart position already points past the last event.
-                heartbeat.emit(self.boundary_offset())
-                stats.heartbeats_sent = heartbeat.sent
-            # Every few milliseconds, not per event nor per transaction: it is several calls, and a single-row
-            # transaction is four events. An idle stream is not left uncommitted: the server's heartbeats (at most
-            # IDLE_WAKE_S apart) come through here too.
-            now = time.monotonic()
-            if now >= next_housekeeping:
-                self._housekeeping()
-                next_housekeeping = now + 0.01
-                if self._token.requested:  # at the tick, not per event: a stop waits 10 ms at most while events flow
+        unnoted = 0  # events read since the metrics last saw one
+        try:
+            for pe in reader.events():
+                handle(pe)
+                unnoted += 1
+                if not state.in_tx:
+                    # The metrics follow the stream between transactions and at the tick, not per event (a
+                    # single-row transaction is four events): inside one nobody reads them.
+                    self._note(pe, unnoted)
+                    unnoted = 0
+                    if idle is not None and holding() and not has_pending():
+                        idle(server())
+                    if heartbeat is not None and heartbeat.due():
+                        # Between transactions the restart position already points past the last event.
+                        heartbeat.emit(self.boundary_offset())
+                        self._stats.heartbeats_sent = heartbeat.sent
+                # Every few milliseconds, not per event nor per transaction: it is several calls. An idle stream is
+                # not left uncommitted: the server's heartbeats (at most IDLE_WAKE_S apart) come through here too.
+                now = time.monotonic()
+                if now >= next_housekeeping:
+                    if unnoted:
+                        self._note(pe, unnoted)
+                        unnoted = 0
+                    self._housekeeping()
+                    next_housekeeping = now + 0.01
+                    if self._token.requested:  # at the tick, not per event: a stop waits 10 ms at most
+                        return False
+                if not state.in_tx and gate is not None and gate.pause_requested:
                     return False
-            if not state.in_tx and gate is not None and gate.pause_requested:
-                return False
-            del pe  # not kept alive (with its row bytes) while the reader reads the next event
-        return True
+                del pe  # not kept alive (with its row bytes) while the reader reads the next event
+            return True
+        finally:
+            if unnoted:  # events of a transaction the connection was lost in: they were read
+                self._attempts = 0
+                self._stats.binlog_events_seen += unnoted
+
+    def _note(self, pe: PositionedEvent, events: int) -> None:
+        """The metrics' view of `events` events read, `pe` the last of them."""
+        stats = self._stats
+        self._attempts = 0
+        if not stats.connected:
+            stats.set_connected(True)
+        note_event(stats, pe, time.time_ns() // 1_000_000, events)
+        if type(pe.event) in COMMIT_EVENTS:
+            stats.committed_transactions += 1
+            if self.state.current_gtids is not None:
+                stats.gtid_set = self.state.restart_gtids or ""
 
     def boundary_offset(self) -> SourceOffset:
         """The offset between transactions: the next event, nothing to skip."""

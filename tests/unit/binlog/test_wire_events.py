@@ -73,3 +73,13 @@ def test_a_damaged_event_stops_the_stream() -> None:
     data[21] ^= 1
     with pytest.raises(BinlogDecodeError, match="CRC32"):
         decode(bytes(data))
+
+
+def test_a_large_event_is_checked_in_place_and_a_damaged_one_stops_the_stream() -> None:
+    # events of 4 KB and more are checked through a memoryview (no copy), smaller ones through a slice
+    data = bytearray(packet(BINLOG.QUERY_EVENT, query_body(b"BEGIN", status=bytes(5000))))
+    assert len(data) > 4096
+    assert decode(bytes(data)) == WireBegin(42)
+    data[4000] ^= 1
+    with pytest.raises(BinlogDecodeError, match="CRC32"):
+        decode(bytes(data))

@@ -106,3 +106,38 @@ def test_the_source_block_of_a_streamed_event_is_rendered_without_building_it() 
     assert emit is not None and emit.row(None, ROW, 0, Positions(_offset(300)))
     emit.flush()
     assert b'"gtid":"3e11fa47-71ca-11e1-9e33-c80aa9429562:23"' in sink.sent[-1].value
+
+
+def test_a_ddl_between_two_rows_events_of_the_same_table_map_gives_the_second_the_new_version() -> None:
+    """Streaming hands the same TableId object for every rows event of a TABLE_MAP body: what the dispatcher keeps
+    per (table id, operation) must not outlive a change of the table's definition."""
+    dispatcher, sink, _ = _dispatcher()
+    dispatcher.ddl(DDL, "inventory", _source(100), _offset(100))
+    positions = Positions(_offset(200))
+    emit = dispatcher.fused_rows(T, Operation.CREATE, _source(210))
+    assert emit is not None and emit.row(None, ROW, 0, positions)
+    emit.flush()
+    dispatcher.ddl("ALTER TABLE customers ADD COLUMN extra INT", "inventory", _source(220), _offset(220))
+    emit = dispatcher.fused_rows(T, Operation.CREATE, _source(230))
+    assert emit is not None and emit.row(None, [*ROW, 7], 0, positions)
+    emit.flush()
+    assert b'"extra":7' in sink.sent[-1].value and b'"extra"' not in sink.sent[1].value
+
+
+def test_a_table_map_found_consistent_is_checked_again_once_the_definitions_change_in_place() -> None:
+    from connector.errors import SchemaError
+    from pymysqlreplication.constants import FIELD_TYPE as F
+
+    dispatcher, _, _ = _dispatcher()
+    dispatcher.ddl(DDL, "inventory", _source(100), _offset(100))
+    types = (F.LONG, F.VARCHAR, F.NEWDECIMAL, F.DOUBLE, F.DATETIME2, F.BLOB)
+    dispatcher.table_map(T, types, "bin.000001", 300)
+    dispatcher.table_map(T, types, "bin.000001", 400)  # known consistent: no lookup
+    # a definition replaced in place (as schema recovery does), the same table id and types objects
+    other, _, _ = _dispatcher()
+    other.ddl("CREATE TABLE customers (id INT PRIMARY KEY)", "inventory", _source(100), _offset(100))
+    changed = other.schema.table(T)
+    assert changed is not None
+    dispatcher.schema.current_tables().put(changed)
+    with pytest.raises(SchemaError, match="TABLE_MAP does not match"):
+        dispatcher.table_map(T, types, "bin.000001", 500)
