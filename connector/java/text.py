@@ -142,6 +142,11 @@ def _escape_char(ch: str) -> str:
 def jackson_string(text: str) -> str:
     """The JSON string literal (with quotes) Jackson writes for `text`."""
     encoded = _py_encode(text)
+    if text.isascii():
+        # the usual case: of ASCII text only control characters without a short escape differ, and Python writes
+        # each of them as \u00xx (0.04 µs to rule out, the regular expression 0.17 µs)
+        if "\\u" not in encoded:
+            return encoded
     if _needs_fixup(text) is None:
         return encoded
     # rare: control characters without a short escape, or characters outside the BMP

@@ -116,3 +116,14 @@ def test_float32_rounding_like_jdbc_getfloat() -> None:
 )
 def test_jackson_string(text: str, json: str) -> None:
     assert jackson_string(text) == json
+
+
+def test_jackson_string_of_ascii_text_matches_the_character_by_character_writer() -> None:
+    """The ASCII shortcut (Python's encoder, unless it wrote a \\u escape) against `_slow`, Jackson's rules one
+    character at a time: every ASCII character alone, between letters, twice, and next to a backslash and a `u`."""
+    from connector.java.text import _slow
+
+    for code in range(128):
+        ch = chr(code)
+        for text in (ch, f"a{ch}b", ch * 2, f"\\{ch}u", f"\\u{ch}", f"{ch}\\u0041"):
+            assert jackson_string(text) == _slow(text), repr(text)
