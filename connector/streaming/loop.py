@@ -145,7 +145,7 @@ class StreamingLoop:
                 unnoted += 1
                 if not state.in_tx:
                     # The metrics follow the stream between transactions and at the tick, not per event (a
-                    # single-row transaction is four events): inside one nobody reads them.
+                    # single-row transaction is four events): inside a long one they are at most 10 ms old.
                     self._note(pe, unnoted)
                     unnoted = 0
                     if idle is not None and holding() and not has_pending():
