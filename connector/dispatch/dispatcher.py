@@ -21,6 +21,7 @@ from connector.offsets.position import SourceOffset, TransactionState
 from connector.config import modes
 from connector.config.modes import Operation
 from connector.config.settings import Settings
+from connector.dispatch.definition_cache import DefinitionCache
 from connector.dispatch.encode_pool import EncodePool
 from connector.dispatch.encoder import ErrorTolerance, RecordEncoder
 from connector.transforms.chain import Transforms
@@ -47,7 +48,7 @@ from connector.offsets.tracker import OffsetTracker
 from connector.offsets.parts import debezium_entries
 from connector.serde.avro import RecordSerializer, record_serializer
 from connector.events.changes import EventPositions, EventSource, RowChange
-from schema_history.model import Table, TableId, Tables
+from schema_history.model import Table, TableId
 
 __all__ = ["DispatchCounters", "Dispatcher", "RecordSink", "SchemaTracker", "FusedRowsMode"]
 
@@ -137,8 +138,7 @@ class Dispatcher:
         self._fused_tables: dict[tuple[int, Operation], tuple[TableSchema, FusedTable | None]] = {}
         # Per rows event the same answer as the last event of its table and operation, while no table definition
         # changed: (id(streaming's TableId), id(operation)) -> (that TableId, the fused table or None).
-        self._fused_events: dict[tuple[int, int], tuple[TableId, FusedTable | None]] = {}
-        self._fused_events_in: tuple[Tables | None, int] = (None, 0)
+        self._fused_events: DefinitionCache[tuple[int, int], tuple[TableId, FusedTable | None]] = DefinitionCache()
 
     def emit(self, record: LogicalRecord, offset: dict[str, Any] | None) -> None:
         """A record built elsewhere (heartbeats): encoded, tracked and committed like every other."""
@@ -194,16 +194,10 @@ class Dispatcher:
         what `row_change` would, or None when its rows must take `row_change`."""
         if not self._fusable:
             return None
-        tables = self.schema.current_tables()
-        seen_tables, seen_changes = self._fused_events_in
-        known = None
-        if tables is not seen_tables or tables.changes != seen_changes:
-            self._fused_events.clear()
-            self._fused_events_in = (tables, tables.changes)
-        else:
-            known = self._fused_events.get((id(table_id), id(op)))
+        fused_events = self._fused_events.entries(self.schema.current_tables())
+        known = fused_events.get((id(table_id), id(op)))
         if known is None or known[0] is not table_id:
-            known = self._fused_events[(id(table_id), id(op))] = (table_id, self._fused_for(table_id, op, source))
+            known = fused_events[(id(table_id), id(op))] = (table_id, self._fused_for(table_id, op, source))
         fused = known[1]
         if fused is None:
             return None
@@ -218,8 +212,6 @@ class Dispatcher:
         """What the rows events of this table's current version and `op` share, None when they take `row_change`."""
         if op.value in self._skipped:
             return None
-        if len(self._fused_events) >= 4096:
-            self._fused_events.clear()
         target = self._row_target(table_id, source)
         ts = target.schema
         cached = self._fused_tables.get((id(ts), op))

@@ -13,6 +13,7 @@ from typing import Protocol
 
 from connector.config.modes import InconsistentSchemaHandlingMode
 from connector.config.table_filter import TableFilter
+from connector.dispatch.definition_cache import DefinitionCache
 from connector.errors import SchemaError, Where
 from connector.schema.table_map_check import mismatch
 from schema_history.model import Table, TableId, Tables
@@ -43,46 +44,35 @@ class CapturedTables:
         # next TABLE_MAP (inconsistent.schema.handling.mode=warn/skip)
         self._checked: set[tuple[int, tuple[int, ...]]] = set()
         self._inconsistent: set[TableId] = set()
-        # A single-row transaction has its own TABLE_MAP: while no definition changed, one that repeats the last
-        # consistent one of its table (the same TableId and types objects, as streaming keeps them per TABLE_MAP
-        # body) is known consistent without the lookups. id(table id) -> (table id, types)
-        self._consistent: dict[int, tuple[TableId, tuple[int, ...]]] = {}
-        self._consistent_in: tuple[Tables | None, int] = (None, 0)
-
-    def _remember(self, table_id: TableId, binlog_types: tuple[int, ...]) -> None:
-        if len(self._consistent) >= 4096:
-            self._consistent.clear()
-        self._consistent[id(table_id)] = (table_id, binlog_types)
+        # A TABLE_MAP that repeats the last consistent one of its table (the same TableId and types objects, as
+        # streaming keeps them per TABLE_MAP body) is known consistent without the lookups, while no definition
+        # changed: id(table id) -> (table id, types)
+        self._consistent: DefinitionCache[int, tuple[TableId, tuple[int, ...]]] = DefinitionCache()
 
     def wanted(self, table_id: TableId) -> bool:
         return self.filter.table_included(table_id) and not (self._inconsistent and table_id in self._inconsistent)
 
     def table_map(self, table_id: TableId, binlog_types: tuple[int, ...], file: str, pos: int) -> None:
         """Check a TABLE_MAP of a captured table against the in-memory schema (see the module docstring)."""
-        tables = self._schema.current_tables()
-        seen_tables, seen_changes = self._consistent_in
-        if tables is not seen_tables or tables.changes != seen_changes:
-            self._consistent.clear()
-            self._consistent_in = (tables, tables.changes)
-        else:
-            known = self._consistent.get(id(table_id))
-            if known is not None and known[0] is table_id and known[1] is binlog_types:
-                if self._inconsistent:  # the usual case: empty, nothing to look up
-                    self._inconsistent.discard(table_id)
-                return
+        consistent = self._consistent.entries(self._schema.current_tables())
+        known = consistent.get(id(table_id))
+        if known is not None and known[0] is table_id and known[1] is binlog_types:
+            if self._inconsistent:  # the usual case: empty, nothing to look up
+                self._inconsistent.discard(table_id)
+            return
         if not self.filter.table_included(table_id):
             return
         table = self._schema.table(table_id)
         if table is not None and (id(table), binlog_types) in self._checked:
             if self._inconsistent:
                 self._inconsistent.discard(table_id)
-            self._remember(table_id, binlog_types)
+            consistent[id(table_id)] = (table_id, binlog_types)
             return
         problem = "the schema history has no definition for it" if table is None else mismatch(table, binlog_types)
         if problem is None:
             self._checked.add((id(table), binlog_types))
             self._inconsistent.discard(table_id)
-            self._remember(table_id, binlog_types)
+            consistent[id(table_id)] = (table_id, binlog_types)
             return
         last_ddl = self._schema.last_ddl(table_id)
         message = (f"TABLE_MAP of {table_id.dotted()} at binlog {file}:{pos} does not match the schema history: "
