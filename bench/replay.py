@@ -26,7 +26,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+if TYPE_CHECKING:  # the worker imports `connector` from the tree it runs, after setting its path
+    from connector.kafka.writer import OutRecord
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -108,16 +111,16 @@ def worker(args: argparse.Namespace) -> int:
 
 
 class AckingSink:
-    """Acknowledges every record at once; counts them."""
+    """Acknowledges every record at once; counts them (bench/row_path.py's sink too)."""
 
     def __init__(self) -> None:
         self.records = 0
 
-    def send(self, record: Any, on_ack: Any) -> None:
+    def send(self, record: OutRecord, on_ack: Callable[[], None]) -> None:
         self.records += 1
         on_ack()
 
-    def send_group(self, records: Any, on_ack: Any) -> None:
+    def send_group(self, records: Sequence[OutRecord], on_ack: Callable[[], None]) -> None:
         self.records += len(records)
         on_ack()
 

@@ -22,15 +22,15 @@ import sys
 import time
 from decimal import Decimal
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.replay import AckingSink  # noqa: E402
 from connector.offsets.position import SourceOffset  # noqa: E402
 from connector.dispatch.dispatcher import Dispatcher, FusedRowsMode  # noqa: E402
 from connector.config.table_filter import TableFilter  # noqa: E402
 from connector.daemon import table_schema_builder  # noqa: E402
-from connector.kafka.writer import OutRecord  # noqa: E402
 from connector.offsets.tracker import OffsetTracker  # noqa: E402
 from connector.schema.tracker import SchemaTracker  # noqa: E402
 from connector.streaming.handler import StreamingHandler  # noqa: E402
@@ -69,21 +69,6 @@ def workload(rows: int, event_rows: int) -> Binlog:
     for n in range(rows - inserts - updates):
         binlog.begin().delete("events", row(inserts - n)).commit()
     return binlog
-
-
-class AckingSink:
-    """Acknowledges every record at once; counts them."""
-
-    def __init__(self) -> None:
-        self.records = 0
-
-    def send(self, record: OutRecord, on_ack: Callable[[], None]) -> None:
-        self.records += 1
-        on_ack()
-
-    def send_group(self, records: Sequence[OutRecord], on_ack: Callable[[], None]) -> None:
-        self.records += len(records)
-        on_ack()
 
 
 def run(binlog: Binlog, mode: FusedRowsMode, profile: cProfile.Profile | None) -> tuple[float, int]:
