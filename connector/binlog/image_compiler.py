@@ -15,7 +15,7 @@ from typing import Any, Callable, Sequence
 
 from connector.binlog.value_decoders import ValueDecoder
 
-__all__ = ["FullImage", "compile_full_image"]
+__all__ = ["FullImage", "compile_full_image", "decode_block", "readers"]
 
 # (data, pos at the image's null bitmap) → (values in column order, position after the image)
 FullImage = Callable[[bytes, int], tuple[list, int]]
@@ -24,25 +24,33 @@ _MAX_COLUMNS = 1000  # beyond this the generic loop is used; such tables are rar
 _LENGTH_READERS = {1: "data[pos]", 2: "u16(data, pos)[0]", 3: "u24(data[pos:pos + 3])", 4: "u32(data, pos)[0]"}
 
 
-def _block(i: int, decode: ValueDecoder, namespace: dict[str, Any]) -> list[str]:
-    """Source lines reading column i's non-NULL value into v{i} and advancing pos (indented for an else:)."""
+def decode_block(i: int, decode: ValueDecoder, namespace: dict[str, Any]) -> list[str]:
+    """Source lines (unindented) reading column i's non-NULL value into v{i} and advancing pos, binding the objects
+    they name in `namespace` (`r`-prefixed; it must also hold `readers()`). connector/dispatch/image_text.py reads
+    columns the same way."""
     fixed = getattr(decode, "fixed", None)
     text = getattr(decode, "text", None)
     enum = getattr(decode, "enum", None)
     if fixed is not None:
-        namespace[f"f{i}"], size = fixed
-        return [f"        v{i} = f{i}(data, pos)[0]", f"        pos += {size}"]
+        namespace[f"rf{i}"], size = fixed
+        return [f"v{i} = rf{i}(data, pos)[0]", f"pos += {size}"]
     if text is not None:
-        length_size, namespace[f"e{i}"], namespace[f"x{i}"] = text
+        length_size, namespace[f"re{i}"], namespace[f"rx{i}"] = text
         # encoding None: raw bytes, and pmr's '' for an empty value (value_decoders._text_decoder)
-        value = f".decode(e{i}, x{i})" if text[1] is not None else ' or ""'
-        return [f"        end = pos + {length_size} + {_LENGTH_READERS[length_size]}",
-                f"        v{i} = data[pos + {length_size}:end]{value}", "        pos = end"]
+        value = f".decode(re{i}, rx{i})" if text[1] is not None else ' or ""'
+        return [f"end = pos + {length_size} + {_LENGTH_READERS[length_size]}",
+                f"v{i} = data[pos + {length_size}:end]{value}", "pos = end"]
     if enum is not None:
-        namespace[f"n{i}"] = enum
-        return [f"        v{i} = n{i}[data[pos]]", "        pos += 1"]
-    namespace[f"d{i}"] = decode
-    return [f"        v{i}, pos = d{i}(data, pos)"]
+        namespace[f"rn{i}"] = enum
+        return [f"v{i} = rn{i}[data[pos]]", "pos += 1"]
+    namespace[f"rd{i}"] = decode
+    return [f"v{i}, pos = rd{i}(data, pos)"]
+
+
+def readers() -> dict[str, Any]:
+    """The helpers `decode_block`'s lines call, by the names they use."""
+    return {"u16": struct.Struct("<H").unpack_from, "u32": struct.Struct("<I").unpack_from,
+            "u24": lambda b: int.from_bytes(b, "little"), "from_bytes": int.from_bytes}
 
 
 def compile_full_image(decoders: Sequence[ValueDecoder], name: str = "table") -> FullImage | None:
@@ -50,18 +58,13 @@ def compile_full_image(decoders: Sequence[ValueDecoder], name: str = "table") ->
     count = len(decoders)
     if not count or count > _MAX_COLUMNS:
         return None
-    namespace: dict[str, Any] = {
-        "u16": struct.Struct("<H").unpack_from,
-        "u32": struct.Struct("<I").unpack_from,
-        "u24": lambda b: int.from_bytes(b, "little"),
-        "from_bytes": int.from_bytes,
-    }
+    namespace = readers()
     nbytes = (count + 7) >> 3
     nulls = "data[pos]" if nbytes == 1 else f'from_bytes(data[pos:pos + {nbytes}], "little")'
     lines = ["def image(data, pos):", f"    nulls = {nulls}", f"    pos += {nbytes}"]
     for i, decode in enumerate(decoders):
         lines += [f"    if nulls & {1 << i}:", f"        v{i} = None", "    else:"]
-        lines += _block(i, decode, namespace)
+        lines += [f"        {line}" for line in decode_block(i, decode, namespace)]
     lines.append("    return [" + ", ".join(f"v{i}" for i in range(count)) + "], pos")
     code = compile("\n".join(lines), f"<row image of {name}>", "exec")
     exec(code, namespace)  # noqa: S102 - source built above from integers and identifiers only

@@ -30,7 +30,7 @@ from pymysqlreplication.row_event import (DeleteRowsEvent, PartialUpdateRowsEven
 
 from connector.binlog import json_partial
 from connector.binlog.image_compiler import FullImage, compile_full_image
-from connector.binlog.value_decoders import ValueDecoder, column_decoder
+from connector.binlog.value_decoders import PackedDecimal, ValueDecoder, column_decoder
 from connector.binlog.wire_events import WireRows
 from connector.errors import BinlogDecodeError, Where
 
@@ -59,13 +59,17 @@ class RowPlan:
     big: tuple[int, ...] = ()
     # JSON columns as (index, length-prefix size): the partial-update bits of PARTIAL_UPDATE_ROWS_EVENT
     json: tuple[tuple[int, int], ...] = ()
+    # DECIMAL columns as (index, layout): the fused row path writes their values straight from the bytes
+    decimals: tuple[tuple[int, PackedDecimal], ...] = ()
 
     @classmethod
     def for_table(cls, table: Any, errors: str = "strict") -> "RowPlan":
         decoders = tuple(column_decoder(c, errors) for c in table.columns)
         big = tuple(i for i, c in enumerate(table.columns) if c.type in _SHAREABLE_TYPES)
         json = tuple((i, c.length_size) for i, c in enumerate(table.columns) if c.type == FIELD_TYPE.JSON)
-        return cls(decoders, compile_full_image(decoders, f"{table.schema}.{table.table}"), big, json)
+        decimals = tuple((i, PackedDecimal.of(c.precision, c.decimals)) for i, c in enumerate(table.columns)
+                         if c.type == FIELD_TYPE.NEWDECIMAL)
+        return cls(decoders, compile_full_image(decoders, f"{table.schema}.{table.table}"), big, json, decimals)
 
     def partial_after(self, data: bytes, pos: int, present: int, before: RowImage) -> tuple[RowImage, int]:
         """A PARTIAL_UPDATE_ROWS_EVENT after image: value options, partial bits, then the image, in which a JSON
@@ -100,6 +104,22 @@ class RowPlan:
                 values[i], pos = decode(data, pos)
             null_bit <<= 1
         return values, pos
+
+    def full_row(self, data: bytes, pos: int, kind: str) -> tuple[RowPair, int]:
+        """One row change of full images at `pos` in an event of `kind` (w/u/d) and the position after it (the
+        handler's fused row path decodes a row it cannot render from bytes this way; `full` must be compiled)."""
+        full = self.full
+        assert full is not None
+        if kind == "w":
+            after, pos = full(data, pos)
+            return (None, after), pos
+        before, pos = full(data, pos)
+        if kind == "d":
+            return (before, None), pos
+        after, pos = full(data, pos)
+        if self.big:
+            share_unchanged(before, after, self.big)
+        return (before, after), pos
 
     def reader(self, present: int) -> Callable[[bytes, int], tuple[RowImage, int]]:
         """(data, pos) → (image, next pos) for images with this columns-present bitmap."""
@@ -200,6 +220,20 @@ class RowsDecoder:
                 f"position {event.packet.log_pos}): {exc}", where=Where(table=f"{event.schema}.{event.table}"),
                 fix="see the event with mysqlbinlog -vv; to go on, start from a later position (binlog-cdc offsets "
                     "set) and write that table with binlog_row_value_options=''") from None
+
+    def full_images(self, event: WireRows) -> tuple[RowPlan, int] | None:
+        """(its table's plan, the position of its first image) when every image of this write, update or delete
+        event holds every column (binlog_row_image=FULL) and the plan has its compiled reader; None otherwise."""
+        data = event.data
+        assert data is not None, "rows event decoded twice"
+        table = event.table_obj
+        known = self._plans.get(table.table_id)
+        plan = known.plan if known is not None and known.table is table else self.plan(table)
+        pos, present, present2 = _images_start(data, event.start, event.kind == "u")
+        columns = (1 << len(plan.decoders)) - 1
+        if plan.full is None or present & columns != columns or present2 & columns != columns:
+            return None
+        return plan, pos
 
     def raw(self, event: RowsEvent | WireRows) -> "RawRows":
         """The event's row images undecoded, with what decoding them needs (`decode_raw`, in another process)."""

@@ -24,6 +24,7 @@ import codecs
 import datetime
 import decimal
 import struct
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from pymysqlreplication.constants import FIELD_TYPE
@@ -31,7 +32,7 @@ from pymysqlreplication.row_event import RowsEvent
 
 from connector.binlog.json_binary import render_json_binary
 
-__all__ = ["ValueDecoder", "column_decoder"]
+__all__ = ["PackedDecimal", "ValueDecoder", "column_decoder"]
 
 ValueDecoder = Callable[[bytes, int], tuple[Any, int]]
 _Factory = Callable[[Any, str], ValueDecoder]
@@ -207,35 +208,50 @@ def _bit(column: Any, errors: str) -> ValueDecoder:
     return decode
 
 
+@dataclass(frozen=True)
+class PackedDecimal:
+    """MySQL's packed DECIMAL(precision, scale): 9 digits per 4 bytes, leftover digits in 1–4 bytes, sign in the top
+    bit. Read as one big-endian integer of `size` bytes: flip the sign bit (`sign_bit`), complement everything if
+    negative (`all_bits`), then cut out the digit groups, each (shift, mask, multiplier of what came before).
+    The fused row path (connector/dispatch/image_text.py) writes its unscaled value straight from the same layout."""
+
+    size: int
+    scale: int
+    sign_bit: int
+    all_bits: int
+    int_fields: tuple[tuple[int, int, int], ...]
+    frac_fields: tuple[tuple[int, int, int], ...]
+
+    @classmethod
+    def of(cls, precision: int, scale: int) -> "PackedDecimal":
+        compressed = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
+        whole_int, lead_digits = divmod(precision - scale, 9)
+        whole_frac, tail_digits = divmod(scale, 9)
+        # (byte size, multiplier applied to what was accumulated before this group), in storage order
+        int_groups = [(compressed[lead_digits], 10 ** lead_digits)] + [(4, 10 ** 9)] * whole_int
+        frac_groups = [(4, 10 ** 9)] * whole_frac + [(compressed[tail_digits], 10 ** tail_digits)]
+        size = sum(n for n, _ in int_groups + frac_groups)
+        shift = 8 * size
+
+        def cut(groups: list[tuple[int, int]]) -> tuple[tuple[int, int, int], ...]:
+            nonlocal shift
+            out = []
+            for nbytes, multiplier in groups:
+                if nbytes:
+                    shift -= 8 * nbytes
+                    out.append((shift, (1 << 8 * nbytes) - 1, multiplier))
+            return tuple(out)
+
+        int_fields = cut(int_groups)
+        return cls(size, scale, 1 << (8 * size - 1), (1 << 8 * size) - 1, int_fields, cut(frac_groups))
+
+
 def _new_decimal(column: Any, errors: str) -> ValueDecoder:
-    """MySQL's packed decimal: 9 digits per 4 bytes, leftover digits in 1–4 bytes, sign in the top bit.
-
-    Read as one big-endian integer: flip the sign bit, complement everything if negative, then cut
-    out the digit groups. The text has pmr's shape ("-12.30", "5."), so the Decimal has its exponent too.
-    """
-    compressed = (0, 1, 1, 2, 2, 3, 3, 4, 4, 4)
-    scale = column.decimals
-    whole_int, lead_digits = divmod(column.precision - scale, 9)
-    whole_frac, tail_digits = divmod(scale, 9)
-    # (byte size, multiplier applied to what was accumulated before this group), in storage order
-    int_groups = [(compressed[lead_digits], 10 ** lead_digits)] + [(4, 10 ** 9)] * whole_int
-    frac_groups = [(4, 10 ** 9)] * whole_frac + [(compressed[tail_digits], 10 ** tail_digits)]
-    size = sum(n for n, _ in int_groups + frac_groups)
-    shift = 8 * size
-
-    def cut(groups: list[tuple[int, int]]) -> tuple[tuple[int, int, int], ...]:
-        nonlocal shift
-        out = []
-        for nbytes, multiplier in groups:
-            if nbytes:
-                shift -= 8 * nbytes
-                out.append((shift, (1 << 8 * nbytes) - 1, multiplier))
-        return tuple(out)
-
-    int_fields, frac_fields = cut(int_groups), cut(frac_groups)
-    sign_bit = 1 << (8 * size - 1)
-    all_bits = (1 << 8 * size) - 1
-    point = "." + ("{:0%dd}" % scale if scale else "")
+    """A `PackedDecimal` as a Decimal with pmr's text shape ("-12.30", "5."), so with its exponent too."""
+    layout = PackedDecimal.of(column.precision, column.decimals)
+    size, sign_bit, all_bits = layout.size, layout.sign_bit, layout.all_bits
+    int_fields, frac_fields = layout.int_fields, layout.frac_fields
+    point = "." + ("{:0%dd}" % layout.scale if layout.scale else "")
 
     def decode(data: bytes, pos: int) -> tuple[Any, int]:
         end = pos + size

@@ -40,7 +40,7 @@ from connector.events import records
 from connector.binlog.rows_decoder import RawRows
 from connector.events.envelope import TxBlock
 from connector.events.kinds import DataChange, LogicalRecord, RecordKind, Tombstone, TransactionRecord
-from connector.events.row_renderer import row_renderer
+from connector.events.row_renderer import key_writer, row_renderer
 from connector.events.row_errors import row_value_error
 from connector.events.table_schema import TableSchema, TableSchemaBuilder
 from connector.kafka.writer import OutRecord
@@ -224,7 +224,8 @@ class Dispatcher:
         if render is None:
             return None
         return FusedTable(ts, render, target.topic, target.data_collection, op.value,
-                          op is Operation.DELETE and self._events.tombstones_on_delete, self._context_headers)
+                          op is Operation.DELETE and self._events.tombstones_on_delete, self._context_headers,
+                          key_writer(ts))
 
     def _general_path_check(self, ts: TableSchema, op: Operation, source: EventSource,
                             target: RowTarget) -> RowCheck:

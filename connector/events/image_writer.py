@@ -23,7 +23,7 @@ from typing import Any, Callable, NoReturn, Sequence
 from connector.serde.codegen import generated_function
 from connector.serde.struct_compiler import StructField, write_expression
 
-__all__ = ["Declined", "ImageColumn", "ImageWriter", "compile_image_writer"]
+__all__ = ["Declined", "ImageColumn", "ImageWriter", "column_text", "compile_image_writer", "decline"]
 
 # a row image in table column order → its value JSON text (or Declined)
 ImageWriter = Callable[[Sequence[Any]], str]
@@ -35,7 +35,7 @@ class Declined(LookupError):
     """The image needs the general path (one of the cases in the module docstring)."""
 
 
-def _decline() -> NoReturn:
+def decline() -> NoReturn:
     raise Declined
 
 
@@ -49,33 +49,42 @@ class ImageColumn:
     is_bytes: bool  # a BYTES field: BLOB-sized values decline
 
 
+def column_text(i: int, column: ImageColumn, defaults: dict[str, Any], *, int_writer: Callable[[Any], str],
+                bool_writer: Callable[[Any], str]) -> tuple[str, bool]:
+    """(source of column i's JSON text for a non-NULL `v{i}`, whether a NULL declines), binding what the source
+    names in `defaults` (`_decline`, `_big` and `_int` must be bound as `compile_image_writer` binds them); the
+    text of a NULL is bound as `n{i}`. connector/dispatch/image_text.py writes its columns the same way."""
+    prefix, write, null_text, _message = column.field
+    v, c = f"v{i}", f"c{i}"
+    if column.convert is not None:
+        defaults[f"f{i}"] = column.convert
+        value, guard = c, f"({c} := f{i}({v})) is not None"
+    else:
+        value, guard = v, ""
+    if column.is_bytes:
+        guard = f"{guard} and len({value}) < _big" if guard else f"len({value}) < _big"
+    text = write_expression(i, value, write, defaults, int_writer=int_writer, bool_writer=bool_writer)
+    if guard:
+        text = f"({text} if {guard} else _decline())"
+    if null_text is None or column.has_fallback:
+        return text, True
+    defaults[f"n{i}"] = null_text
+    return text, False
+
+
 def compile_image_writer(columns: Sequence[ImageColumn], *, int_writer: Callable[[Any], str],
                          bool_writer: Callable[[Any], str], big_at: int) -> ImageWriter | None:
     """The generated writer, or None for a table without columns or too wide to be worth it."""
     count = len(columns)
     if not count or count > _MAX_COLUMNS:
         return None
-    defaults: dict[str, Any] = {"_decline": _decline, "_int": int_writer, "_big": big_at}
+    defaults: dict[str, Any] = {"_decline": decline, "_int": int_writer, "_big": big_at}
     parts: list[str] = []
     for i, column in enumerate(columns):
-        prefix, write, null_text, _message = column.field
-        defaults[f"p{i}"] = prefix
-        v, c = f"v{i}", f"c{i}"
-        if column.convert is not None:
-            defaults[f"f{i}"] = column.convert
-            value, guard = c, f"({c} := f{i}({v})) is not None"
-        else:
-            value, guard = v, ""
-        if column.is_bytes:
-            guard = f"{guard} and len({value}) < _big" if guard else f"len({value}) < _big"
-        text = write_expression(i, value, write, defaults, int_writer=int_writer, bool_writer=bool_writer)
-        if guard:
-            text = f"({text} if {guard} else _decline())"
-        if null_text is None or column.has_fallback:
-            parts.append(f"p{i}, (_decline() if {v} is None else {text})")
-        else:
-            defaults[f"n{i}"] = null_text
-            parts.append(f"p{i}, (n{i} if {v} is None else {text})")
+        defaults[f"p{i}"] = column.field[0]
+        text, null_declines = column_text(i, column, defaults, int_writer=int_writer, bool_writer=bool_writer)
+        null = "_decline()" if null_declines else f"n{i}"
+        parts.append(f"p{i}, ({null} if v{i} is None else {text})")
     return generated_function("write_image", "image", [
         f"if len(image) != {count}:",
         "    _decline()",

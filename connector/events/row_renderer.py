@@ -26,7 +26,8 @@ from connector.events.table_schema import TableSchema
 from connector.serde.big_bytes import BIG_BYTES
 from connector.serde.json_values import BOOL_WRITER, INT_WRITER, struct_fields
 
-__all__ = ["RENDER_FAILURES", "RenderedRow", "RowRenderer", "image_writer", "row_renderer"]
+__all__ = ["KeyWriter", "RENDER_FAILURES", "RenderedRow", "RowRenderer", "big_bytes_at", "image_columns", "image_writer",
+           "key_writer", "row_renderer"]
 
 # What a converter or writer raises on a value it was not built for (as connector/dispatch/row_records.py's
 # VALUE_FAILURES): the row is handed to the general path, which raises the error naming the column.
@@ -36,6 +37,8 @@ RENDER_FAILURES = (TypeError, ValueError, AttributeError, ArithmeticError, Looku
 RenderedRow = tuple["bytes | None", str, str]
 # (before image or None, after image or None) in table column order → the rendered row, or None
 RowRenderer = Callable[[Sequence[Any] | None, Sequence[Any] | None], "RenderedRow | None"]
+# a row's key column values, in key order → its key bytes (None: the table has no key)
+KeyWriter = Callable[[tuple], "bytes | None"]
 
 
 def row_renderer(ts: TableSchema) -> RowRenderer | None:
@@ -47,26 +50,10 @@ def row_renderer(ts: TableSchema) -> RowRenderer | None:
         return None
     key_indexes = ts.key_indexes if ts.key_schema is not None else ()
     key_of: Callable[[Sequence[Any]], Any] | None = itemgetter(*key_indexes) if key_indexes else None
-    key_bytes = ts.key_bytes_from_key
-    # the key's columns converted on their own (the image writer keeps no converted values)
-    key_converters = tuple((i, ts.converters[i].from_binlog) for i in key_indexes)
-    plain_key: Callable[[Sequence[Any]], tuple] | None = None
-    if key_converters and all(convert is None for _, convert in key_converters):
-        plain_key = (itemgetter(*key_indexes) if len(key_indexes) > 1
-                     else (lambda image, i=key_indexes[0]: (image[i],)))
-
-    def key_for(image: Sequence[Any]) -> bytes | None:
-        if not key_converters:
-            return None
-        if plain_key is not None:  # no key column converts its values (an integer primary key)
-            return key_bytes(plain_key(image))
-        key = []
-        for i, convert in key_converters:
-            value = image[i]
-            if value is not None and convert is not None:
-                value = convert(value)
-            key.append(value)
-        return key_bytes(tuple(key))
+    key_values: Callable[[Sequence[Any]], tuple] = (
+        (lambda image: ()) if not key_indexes else itemgetter(*key_indexes) if len(key_indexes) > 1
+        else (lambda image, i=key_indexes[0]: (image[i],)))
+    key_for = key_writer(ts)
 
     def render(before: Sequence[Any] | None, after: Sequence[Any] | None) -> RenderedRow | None:
         try:
@@ -76,7 +63,7 @@ def row_renderer(ts: TableSchema) -> RowRenderer | None:
                 return None
             key_row = after if after is not None else before
             assert key_row is not None
-            return (key_for(key_row), "null" if before is None else write(before),
+            return (key_for(key_values(key_row)), "null" if before is None else write(before),
                     "null" if after is None else write(after))
         except RENDER_FAILURES:
             return None
@@ -84,14 +71,44 @@ def row_renderer(ts: TableSchema) -> RowRenderer | None:
     return render
 
 
-def image_writer(ts: TableSchema) -> ImageWriter | None:
-    """`ts`'s generated image writer (image_writer.py): its row images are its value images (no column filter
-    or mapper), converted by its binlog converters and written by its value schema's field writers."""
+def key_writer(ts: TableSchema) -> KeyWriter:
+    """The key bytes of a row from its key columns' decoded values (in `ts.key_indexes` order): those columns alone
+    are converted (the image writer keeps no converted values); None for a table without a key."""
+    key_indexes = ts.key_indexes if ts.key_schema is not None else ()
+    key_bytes = ts.key_bytes_from_key
+    converters = tuple(ts.converters[i].from_binlog for i in key_indexes)
+    if not converters:
+        return lambda values: None
+    if all(convert is None for convert in converters):  # no key column converts its values (an integer key)
+        return key_bytes
+
+    def key_for(values: tuple) -> bytes | None:
+        return key_bytes(tuple(value if value is None or convert is None else convert(value)
+                               for value, convert in zip(values, converters)))
+
+    return key_for
+
+
+def image_columns(ts: TableSchema) -> list[ImageColumn] | None:
+    """Per column of `ts`, what its image writer needs (image_writer.py), or None when its row images are not its
+    value images (a column filter or mapper)."""
     big = ts.big_rows
     big_columns = frozenset(big.indexes) if big is not None else frozenset()  # BYTES, not DECIMAL
     columns = [ImageColumn(c.from_binlog, field, c.fallback is not None, i in big_columns)
                for i, (c, field) in enumerate(zip(ts.converters, struct_fields(ts.value_schema)))]
-    if len(columns) != len(ts.table.columns):
+    return columns if len(columns) == len(ts.table.columns) else None
+
+
+def big_bytes_at(ts: TableSchema) -> int:
+    """The size from which a BYTES value is written straight into bytes (serde/big_bytes.py), not as text."""
+    big = ts.big_rows
+    return big.threshold if big is not None else BIG_BYTES
+
+
+def image_writer(ts: TableSchema) -> ImageWriter | None:
+    """`ts`'s generated image writer (image_writer.py): its row images are its value images (no column filter
+    or mapper), converted by its binlog converters and written by its value schema's field writers."""
+    columns = image_columns(ts)
+    if columns is None:
         return None
-    return compile_image_writer(columns, int_writer=INT_WRITER, bool_writer=BOOL_WRITER,
-                                big_at=big.threshold if big is not None else BIG_BYTES)
+    return compile_image_writer(columns, int_writer=INT_WRITER, bool_writer=BOOL_WRITER, big_at=big_bytes_at(ts))

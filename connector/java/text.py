@@ -32,6 +32,7 @@ __all__ = [
     "java_float_shortest",
     "to_float32",
     "jackson_string",
+    "py_encode",
 ]
 
 
@@ -128,7 +129,9 @@ _NON_FINITE = {"nan": '"NaN"', "inf": '"Infinity"', "-inf": '"-Infinity"'}
 # Python's C encoder (ensure_ascii=False) already matches Jackson except for these characters.
 # (lone surrogates, e.g. from surrogateescape-decoded bytes, are escaped one by one like Jackson does)
 _needs_fixup = re.compile("[\x00-\x07\x0b\x0e-\x1f\ud800-\udfff\U00010000-\U0010ffff]").search
-_py_encode: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
+# Python's JSON string literal: Jackson's too for ASCII text without a \u escape (jackson_string's first test,
+# which serde/struct_compiler.py inlines)
+py_encode: Callable[[str], str] = json.encoder.encode_basestring  # type: ignore[attr-defined]
 
 
 def _escape_char(ch: str) -> str:
@@ -141,7 +144,7 @@ def _escape_char(ch: str) -> str:
 
 def jackson_string(text: str) -> str:
     """The JSON string literal (with quotes) Jackson writes for `text`."""
-    encoded = _py_encode(text)
+    encoded = py_encode(text)
     if text.isascii():
         # the usual case: of ASCII text only control characters without a short escape differ, and Python writes
         # each of them as \u00xx (0.04 µs to rule out, the regular expression 0.17 µs)

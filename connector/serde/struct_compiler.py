@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, NoReturn, Sequence
 
+from connector.java.text import jackson_string, py_encode
 from connector.serde.codegen import generated_function
 
 __all__ = ["compile_struct_writer", "StructField", "write_expression"]
@@ -36,11 +37,16 @@ def _raiser(message: str, error: type[Exception]) -> Callable[[], NoReturn]:
 def write_expression(i: int, value: str, write: Writer, defaults: dict[str, Any], *, int_writer: Writer,
                      bool_writer: Writer) -> str:
     """The source that writes `value` (an identifier) as field i: ints and booleans inlined (`_int` must be bound
-    to `int_writer`), any other writer bound as `w{i}` in `defaults` and called."""
+    to `int_writer`), a string's JSON literal taken from Python's encoder where that is Jackson's (ASCII text without
+    a `\\u` escape, the test `jackson_string` makes first), any other writer bound as `w{i}` in `defaults` and
+    called."""
     if write is int_writer:  # `str(v)` for an int, as _int does, without the call
         return f"(str({value}) if type({value}) is int else _int({value}))"
     if write is bool_writer:
         return f'("true" if {value} else "false")'
+    if write is jackson_string:
+        defaults["_enc"], defaults["_jackson"] = py_encode, jackson_string
+        return f'(_t if {value}.isascii() and "\\\\u" not in (_t := _enc({value})) else _jackson({value}))'
     defaults[f"w{i}"] = write
     return f"w{i}({value})"
 

@@ -4,10 +4,10 @@ Protocol the streaming handler checks for once (connector/streaming/handler.py).
 
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 from connector.offsets.position import SourceOffset, TransactionState
-from connector.binlog.rows_decoder import RawRows
+from connector.binlog.rows_decoder import RawRows, RowPair, RowPlan
 from connector.config.modes import Operation
 from connector.events.changes import EventPositions, EventSource, RowChange
 from schema_history.model import TableId
@@ -63,6 +63,22 @@ class FusedRowsEvent(Protocol):
 
     def flush(self) -> None:
         """Sends the rows emitted so far (before a row of the general path, and at the end of the event)."""
+        ...
+
+    @property
+    def checking(self) -> bool:
+        """Whether `rendered` wants each row's decoded images too."""
+        ...
+
+    def image_text(self, plan: RowPlan) -> Callable[[bytes, int], tuple[str, tuple, int] | None] | None:
+        """The row image bytes → (value JSON text, key values, next position) function for the TABLE_MAP `plan` was
+        built from (None for a row the general path must take), or None when this table version has none."""
+        ...
+
+    def rendered(self, before_text: str, before_key: tuple | None, after_text: str, after_key: tuple | None,
+                 index: int, positions: EventPositions, images: RowPair | None = None) -> bool:
+        """Emits one row change from its image texts ("null", key None for a missing image); False when it must
+        take `row_change` instead (nothing was emitted)."""
         ...
 
 

@@ -35,7 +35,8 @@ from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateR
 from connector.gtids.sets import GtidSet, GtidSourceFilter, MariaGtidPosition
 from connector.offsets.position import SourceOffset, TransactionState
 from connector.binlog.reader import PositionedEvent
-from connector.binlog.rows_decoder import PartialUpdateRowsEvent, RawRows, RowPair, RowsDecoder, release_raw_bytes
+from connector.binlog.rows_decoder import (PartialUpdateRowsEvent, RawRows, RowPair, RowPlan, RowsDecoder,
+                                           release_raw_bytes)
 from connector.binlog.rows_query import rows_query_text
 from connector.binlog.table_map_cache import CachedTableMapEvent
 from connector.binlog.tagged_gtid import TaggedGtidEvent
@@ -178,6 +179,8 @@ class StreamingHandler:
         self.tx_metadata = provide_transaction_metadata
         # A rows event → [(before, after)] value lists in column order (None image for insert/delete side).
         self._rows_of = rows_of or RowsDecoder()
+        # the fused row path reads full row images from their bytes through our own decoder's plans
+        self._decoder = self._rows_of if isinstance(self._rows_of, RowsDecoder) else None
         # Optional emitter capabilities, each a Protocol above. Encode workers: rows events handed over whole,
         # undecoded; `settled_last_row` waits for them and says the last row index they held.
         shipping = emitter if isinstance(emitter, RowsShipping) and emitter.ships_rows() else None
@@ -411,6 +414,18 @@ class StreamingHandler:
                 release_raw_bytes(ev)
                 self._last_row_unsettled = True
                 return
+        decoder = self._decoder
+        fused: FusedRowsEvent | None = None
+        asked = False
+        if decoder is not None and self._fused is not None and type(ev) is WireRows:
+            # the fused row path from the row images' bytes: each image read and written by one function
+            fused, asked = self._fused(table_id, op, template), True
+            full = decoder.full_images(ev) if fused is not None else None
+            texts = fused.image_text(full[0]) if full is not None else None  # type: ignore[union-attr]
+            if texts is not None:
+                self._rows_from_bytes(ev, fused, texts, full, first, table_id, op, template)  # type: ignore[arg-type]
+                release_raw_bytes(ev)
+                return
         rows = self._rows_of(ev)
         release_raw_bytes(ev)
         total = len(rows)
@@ -419,7 +434,8 @@ class StreamingHandler:
         row_change, positions = self.emitter.row_change, self._positions
         # The fused row path: per rows event, a row function that declines (False) a row needing the general path;
         # its records are sent as one group, before such a row and at the end of the event.
-        fused = self._fused(table_id, op, template) if self._fused is not None and total > first else None
+        if not asked:
+            fused = self._fused(table_id, op, template) if self._fused is not None and total > first else None
         fused_row = fused.row if fused is not None else None
         last = total - 1
         for index in range(first, total):
@@ -432,3 +448,53 @@ class StreamingHandler:
                 row_change(RowChange(table_id, op, before, after), template.at_row(index), positions)
         if fused is not None:
             fused.flush()
+
+    def _rows_from_bytes(self, ev: WireRows, fused: FusedRowsEvent, texts: Callable[[bytes, int], tuple | None],
+                         full: tuple[RowPlan, int], first: int, table_id: TableId, op: Operation,
+                         template: EventSource) -> None:
+        """The rows of `ev` (every image full) from their bytes: a row `texts` or `fused.rendered` declines is
+        decoded and takes `row_change`, after the group so far; the rows before `first` are only read past."""
+        st = self.state
+        plan, pos = full
+        data, end, kind = ev.data, ev.end, ev.kind
+        assert data is not None
+        positions, rendered, checking = self._positions, fused.rendered, fused.checking
+        before_text = after_text = "null"
+        before_key = after_key = None
+        index = 0
+        while pos < end:
+            at = pos
+            if kind == "w":
+                image = texts(data, pos)
+                if image is not None:
+                    after_text, after_key, pos = image
+            elif kind == "d":
+                image = texts(data, pos)
+                if image is not None:
+                    before_text, before_key, pos = image
+            else:
+                image = texts(data, pos)
+                if image is not None:
+                    before_text, before_key, _ = image
+                    image = texts(data, image[2])
+                    if image is not None:
+                        after_text, after_key, pos = image
+            if index >= first:
+                st.rows = index + 1
+                st.last_row = index
+                row = None
+                if image is None or checking:
+                    row, pos = plan.full_row(data, at, kind)
+                if image is None or not rendered(before_text, before_key, after_text, after_key, index, positions,
+                                                 row):
+                    if row is None:
+                        row, pos = plan.full_row(data, at, kind)
+                    fused.flush()
+                    self.emitter.row_change(RowChange(table_id, op, row[0], row[1]), template.at_row(index),
+                                            positions)
+            elif image is None:
+                pos = plan.full_row(data, at, kind)[1]
+            index += 1
+        fused.flush()
+        if index > first:
+            self._last_row_unsettled = False

@@ -1,0 +1,122 @@
+"""Per table version and TABLE_MAP: a full row image's bytes → its value JSON text and key values (issue 27).
+
+The fused row path decoded an image into a list of values (binlog/image_compiler.py, one generated function) and
+then wrote the list (events/image_writer.py, another): per image two calls, a list, a tuple and an unpack, and
+the rows event's images all decoded before the first was written. Here one generated function per table version
+and TABLE_MAP does both for one image: column i's bytes are read by image_compiler's block for its decoder and
+written by image_writer's expression for its column (its converter, guard and writer), with nothing in between.
+An ENUM member's text is not converted and written per row but looked up among texts written once per member.
+
+It answers what the image writer answers (the image's text, key values in `key_indexes` order) or None wherever
+the image writer would decline (events/image_writer.py) or a value would not decode, and the handler then decodes
+that row and takes the general path, which converts and writes it (or raises the error naming its column).
+Like the other compilers (serde/codegen.py), its source holds only identifiers and integers built here.
+"""
+
+from __future__ import annotations
+
+import binascii
+from typing import Any, Callable, Mapping, Sequence
+
+from connector.binlog.image_compiler import decode_block, readers
+from connector.binlog.value_decoders import PackedDecimal, ValueDecoder
+from connector.events.image_writer import ImageColumn, column_text, decline
+from connector.events.row_renderer import RENDER_FAILURES
+from connector.serde.codegen import generated_function
+
+__all__ = ["ImageText", "compile_image_text"]
+
+# (event bytes, position of an image's null bitmap) → (value JSON text, key values, position after the image), or
+# None when the row must take the general path
+ImageText = Callable[[bytes, int], "tuple[str, tuple, int] | None"]
+
+_MAX_COLUMNS = 1000  # as the other compilers
+
+
+def _member_texts(column: ImageColumn, members: Sequence[Any], big_at: int) -> tuple[str | None, ...]:
+    """Each ENUM member's JSON text as `column_text`'s expression writes it; None where that declines."""
+    _prefix, write, _null, _message = column.field
+    texts: list[str | None] = []
+    for member in members:
+        try:
+            value = column.convert(member) if column.convert is not None else member
+            ok = value is not None and not (column.is_bytes and len(value) >= big_at)
+            texts.append(write(value) if ok else None)
+        except RENDER_FAILURES:
+            texts.append(None)
+    return tuple(texts)
+
+
+def _digits(fields: Sequence[tuple[int, int, int]]) -> str:
+    """The source of a PackedDecimal's digit groups, as one number, from `x` (its sign already taken off)."""
+    expression = ""
+    for at, mask, multiplier in fields:
+        group = f"(x >> {at} & {mask})"
+        expression = f"({expression} * {multiplier} + {group})" if expression else group
+    return expression or "0"
+
+
+def _decimal_lines(i: int, layout: PackedDecimal) -> list[str]:
+    """Source lines writing column i's packed DECIMAL as its unscaled value's base64 (json_values' Decimal writer
+    of `decimal_unscaled_bytes`) without a Decimal in between; a fraction the scale cannot hold declines."""
+    unit = 10 ** layout.scale
+    return [f'x = from_bytes(data[pos:pos + {layout.size}], "big") ^ {layout.sign_bit}',
+            f"pos += {layout.size}",
+            f"if x >= {layout.sign_bit}:",  # the stored sign bit was 0: negative, every bit complemented
+            f"    x ^= {layout.all_bits}",
+            "    g = -1",
+            "else:",
+            "    g = 1",
+            f"fr = {_digits(layout.frac_fields)}",
+            f"if fr >= {unit}:",
+            "    _decline()",
+            f"u = g * ({_digits(layout.int_fields)} * {unit} + fr)",
+            f"""t{i} = '"' + _b2a(u.to_bytes(((u if u >= 0 else ~u).bit_length() >> 3) + 1, "big", signed=True), """
+            """newline=False).decode() + '"'"""]
+
+
+def compile_image_text(decoders: Sequence[ValueDecoder], columns: Sequence[ImageColumn], key_indexes: Sequence[int],
+                       *, int_writer: Callable[[Any], str], bool_writer: Callable[[Any], str],
+                       big_at: int, decimals: Mapping[int, PackedDecimal] | None = None) -> ImageText | None:
+    """The generated function, or None when the TABLE_MAP's columns are not the table version's (another count) or
+    the table has none or is too wide to be worth it. `decimals`: the columns (not of the key) written straight
+    from their packed DECIMAL bytes, those whose value goes unconverted into a Connect Decimal of the same scale."""
+    count = len(columns)
+    if not count or count != len(decoders) or count > _MAX_COLUMNS:
+        return None
+    bound: dict[str, Any] = {**readers(), "_decline": decline, "_int": int_writer, "_big": big_at,
+                             "_failures": RENDER_FAILURES, "_b2a": binascii.b2a_base64}
+    keys = frozenset(key_indexes)
+    nbytes = (count + 7) >> 3
+    nulls = "data[pos]" if nbytes == 1 else f'from_bytes(data[pos:pos + {nbytes}], "little")'
+    body = ["try:", f"    nulls = {nulls}", f"    pos += {nbytes}"]
+    for i, (decode, column) in enumerate(zip(decoders, columns)):
+        bound[f"p{i}"] = column.field[0]
+        members = getattr(decode, "enum", None)
+        layout = decimals.get(i) if decimals is not None and i not in keys else None
+        if layout is not None:
+            lines = _decimal_lines(i, layout)
+            null_declines = column.field[2] is None or column.has_fallback
+            if not null_declines:
+                bound[f"n{i}"] = column.field[2]
+        elif members is not None and i not in keys:
+            # the member's text, written when compiled; a byte beyond the members raises IndexError: declined
+            bound[f"m{i}"] = _member_texts(column, members, big_at)
+            lines = [f"t{i} = m{i}[data[pos]]", f"if t{i} is None:", "    _decline()", "pos += 1"]
+            null_declines = column.field[2] is None or column.has_fallback
+            if not null_declines:
+                bound[f"n{i}"] = column.field[2]
+        else:
+            text, null_declines = column_text(i, column, bound, int_writer=int_writer, bool_writer=bool_writer)
+            # a decoder may answer None for a value that is not NULL (a zero date): the image writer's NULL then
+            null_text = "_decline()" if null_declines else f"n{i}"
+            lines = [*decode_block(i, decode, bound), f"t{i} = ({null_text} if v{i} is None else {text})"]
+        null = ["_decline()"] if null_declines else [f"t{i} = n{i}"]
+        if i in keys:
+            null.append(f"v{i} = None")
+        body += [f"    if nulls & {1 << i}:", *(f"        {line}" for line in null), "    else:",
+                 *(f"        {line}" for line in lines)]
+    key = f"({''.join(f'v{i}, ' for i in key_indexes)})"
+    joined = ", ".join(f"p{i}, t{i}" for i in range(count))
+    body += [f"    return ''.join(({joined}, '}}')), {key}, pos", "except _failures:", "    return None"]
+    return generated_function("image_text", "data, pos", body, bound, "<image text>")
