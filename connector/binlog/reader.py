@@ -55,7 +55,7 @@ from connector.binlog.payload import PayloadError, TransactionPayloadEvent
 from connector.offsets.position import BinlogPosition
 from connector.binlog.packet_feed import PacketFeed
 from connector.binlog.tagged_gtid import TaggedGtidEvent
-from connector.binlog.wire_events import WireDecoder
+from connector.binlog.wire_events import WireDecoder, WireTableMap
 from connector.binlog.tls import DatabaseTls, TlsConnection, handshake_failure, login_hint
 from connector.errors import ServerSetupError
 from connector.binlog.table_map_cache import CachedTableMapEvent, ParsedTableMap, TableMapCache
@@ -170,6 +170,10 @@ class PositionedEvent:
     # Sent by the server for the dump, not read from the binlog at a position (log_pos 0): the file's
     # FORMAT_DESCRIPTION that opens every connection, whose time is when the file was created.
     artificial: bool = False
+    # (event, start, next_pos, timestamp, server_id) of a TABLE_MAP just before this event that the reader did not
+    # yield because it repeats the last TABLE_MAP of its table id, body for body: the handler counts and checks it
+    # before this event (a single-row transaction is one event less to yield and dispatch).
+    absorbed: "tuple[Any, int, int, int, int] | None" = None
 
 
 class _AnnotatingConnection(TlsConnection):
@@ -264,6 +268,8 @@ class BinlogReader:
 
     def _positioned(self, stream: BinLogStreamReader) -> Iterator[PositionedEvent]:
         wire: tuple[PacketFeed, WireDecoder] | None = None
+        # table id -> the pmr `Table` of its last TABLE_MAP; any other event of pmr's path (a DDL, a rotation) empties it
+        seen: dict[int, Any] = {}
         while True:
             # Drop the previous event first: its bytes (a row with a 16 MB BLOB, twice in an update) would
             # otherwise stay alive while the next one is read, next to it.
@@ -273,6 +279,9 @@ class BinlogReader:
                 # in pmr's path below (a rotation), so they are taken once per run of such events.
                 feed, decoder = wire
                 next_packet, decode, table_map, file = feed.next, decoder.decode, stream.table_map, self.file
+                # A TABLE_MAP that repeats the last one of its table id (a transaction per row change repeats it)
+                # rides on the next event instead of being one (`PositionedEvent.absorbed`).
+                held: tuple[WireTableMap, int, int, int, int] | None = None
                 while True:
                     data = next_packet()
                     decoded = decode(data, table_map)
@@ -282,13 +291,27 @@ class BinlogReader:
                     # the header's event size is the packet's length without the OK byte
                     start, self.next_pos = log_pos + 1 - len(data), log_pos
                     data = decoded = None
-                    yield PositionedEvent(event, file, start, log_pos, timestamp, server_id)
-                    event = None
+                    if type(event) is WireTableMap:
+                        if held is None and seen.get(event.table_id) is event.table_obj:
+                            held, event = (event, start, log_pos, timestamp, server_id), None
+                            continue
+                        seen[event.table_id] = event.table_obj
+                    yield PositionedEvent(event, file, start, log_pos, timestamp, server_id, absorbed=held)
+                    event = held = None
                 feed.give_back(data)
                 data = None
+                if held is not None:  # the next event takes pmr's path: the TABLE_MAP goes first, as itself
+                    event, start, log_pos, timestamp, server_id = held
+                    held = None
+                    yield PositionedEvent(event, file, start, log_pos, timestamp, server_id)
+                    event = None
             event = stream.fetchone()
             if event is None:
                 return
+            if isinstance(event, TableMapEvent):  # a body seen for the first time: its repeats are ours to read
+                seen[event.table_id] = stream.table_map.get(event.table_id)
+            else:
+                seen.clear()
             if wire is None:
                 wire = self._wire_decoder(stream)
             elif type(event) is FormatDescriptionEvent:

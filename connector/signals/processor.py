@@ -26,7 +26,7 @@ from connector.signals.actions import (CloseWindow, ExecuteSnapshot, LogMessage,
                                        ResumeSnapshot, SetBinlogPosition, SignalAction, SignalRecord, SignalRejected,
                                        StopSnapshot, parse_action)
 from connector.events.changes import EventPositions, EventSource, RowChange
-from connector.streaming.emitter import ChangeEmitter, FusedRowsEmitter, FusedRowsEvent, RowsShipping
+from connector.streaming.emitter import ChangeEmitter, FusedRowsEmitter, FusedRowsEvent, RowsShipping, TableMapCheck
 from connector.streaming.handler import StreamingState
 from schema_history.model import TableId
 
@@ -215,6 +215,13 @@ class SignalingEmitter:
             return None
         inner = self._inner
         return inner.fused_rows(table_id, op, source) if isinstance(inner, FusedRowsEmitter) else None
+
+    def table_map(self, table_id: TableId, binlog_types: tuple[int, ...], file: str, pos: int) -> None:
+        """The dispatcher's TABLE_MAP check (the rows of a table whose TABLE_MAP disagrees with the schema history
+        stop the connector or are skipped, inconsistent.schema.handling.mode), with signals configured too."""
+        inner = self._inner
+        if isinstance(inner, TableMapCheck):
+            inner.table_map(table_id, binlog_types, file, pos)
 
     def ships_rows(self) -> bool:
         """Whether the dispatcher has encode workers (the streaming handler then hands it whole rows events)."""

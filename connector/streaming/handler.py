@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable
 
 from pymysqlreplication.event import (
     GtidEvent,
@@ -35,14 +35,14 @@ from pymysqlreplication.row_event import DeleteRowsEvent, TableMapEvent, UpdateR
 from connector.gtids.sets import GtidSet, GtidSourceFilter, MariaGtidPosition
 from connector.offsets.position import SourceOffset, TransactionState
 from connector.binlog.reader import PositionedEvent
-from connector.binlog.rows_decoder import (PartialUpdateRowsEvent, RawRows, RowPair, RowPlan, RowsDecoder,
-                                           release_raw_bytes)
+from connector.binlog.rows_decoder import PartialUpdateRowsEvent, RawRows, RowPair, RowsDecoder, release_raw_bytes
 from connector.binlog.rows_query import rows_query_text
 from connector.binlog.table_map_cache import CachedTableMapEvent
 from connector.binlog.tagged_gtid import TaggedGtidEvent
 from connector.binlog.wire_events import WireBegin, WireMariadbGtid, WireMysqlGtid, WireRows, WireTableMap, WireXid
 from connector.config.modes import Operation
 from connector.events.changes import EventSource, RowChange
+from connector.streaming.fused_bytes import rows_from_bytes
 from connector.streaming.emitter import (ChangeEmitter, FusedRowsEmitter, FusedRowsEvent, PausePoint, RowsShipping,
                                          TableMapCheck)
 from connector.offsets.parts import OffsetPart
@@ -195,6 +195,10 @@ class StreamingHandler:
             emitter.table_map if isinstance(emitter, TableMapCheck) else None)
         # table id -> (its TABLE_MAP's columns, its TableId, the columns' binlog types)
         self._table_maps: dict[int, tuple[list | None, TableId, tuple[int, ...]]] = {}
+        # Table ids whose TABLE_MAP was checked against the schema history since its definitions last could change:
+        # they change only through a DDL event and at a pause point (a blocking snapshot), where this is emptied.
+        # A TABLE_MAP the reader held back as a repeat (`PositionedEvent.absorbed`) of one of them needs no check.
+        self._checked_maps: set[int] = set()
         # Optional emitter capability (connector/signals/processor.py): e.g. a blocking snapshot asked for by a signal
         # runs when the next event arrives, before that event is handled (Debezium pauses streaming there).
         self._pause: PausePoint | None = emitter if isinstance(emitter, PausePoint) else None
@@ -229,6 +233,7 @@ class StreamingHandler:
             if self._pause is not None and not st.in_tx and type(ev) is HeartbeatLogEvent:
                 # An idle server's heartbeats: signals of the other channels and read-only snapshot windows need
                 # not wait for a change.
+                self._checked_maps.clear()
                 self._pause.idle(self._paused_source(pe, st.file, st.restart_pos), st.offset(rows=0, with_tx=False))
             return
         if pe.timestamp:
@@ -242,7 +247,17 @@ class StreamingHandler:
             st.restart_pos = pe.next_pos
             st.events = 0
             st.rows = 0
+        absorbed = pe.absorbed
+        if absorbed is not None:
+            # The TABLE_MAP the reader held back repeats the one its table id last had: handling it would change
+            # nothing but count it inside a transaction (outside, the event count restarts at this event) and
+            # check it against the schema history, which may have changed since.
+            if st.in_tx:
+                st.events += 1
+            if absorbed[0].table_id not in self._checked_maps:
+                self._table_map_of(absorbed[0], pe.file, absorbed[1])
         if self._pause is not None and self._pause.pause_requested:
+            self._checked_maps.clear()
             self._pause.paused_at(self._paused_source(pe, pe.file, pe.start), st.offset(rows=0, with_tx=False))
         handler = self._handlers.get(type(ev), self._ignore)
         handler(pe)
@@ -270,6 +285,7 @@ class StreamingHandler:
             # A real rotate (timestamp set) means the server may reuse table ids in the next file.
             st.table_ids.clear()
             self._table_maps.clear()
+            self._checked_maps.clear()
 
     def _mysql_gtid(self, pe: PositionedEvent) -> None:
         st = self.state
@@ -366,6 +382,7 @@ class StreamingHandler:
             gtid=st.current_gtid if self.use_gtids else None, file=pe.file, pos=pe.start, row=st.last_row,
             thread=st.thread if st.in_tx else None, ts_us=st.commit_ts_us, query=st.query,
         )
+        self._checked_maps.clear()
         self.emitter.ddl(sql, database, source, st.offset())
         self.emitter.position_advanced(st.offset(), (pe.file, pe.next_pos))
 
@@ -373,7 +390,9 @@ class StreamingHandler:
         self.state.query = rows_query_text(pe.event)
 
     def _table_map(self, pe: PositionedEvent) -> None:
-        ev = pe.event
+        self._table_map_of(pe.event, pe.file, pe.start)
+
+    def _table_map_of(self, ev: Any, file: str, start: int) -> None:
         columns = getattr(ev, "columns", None)  # absent when pmr did not process the event
         # A body parsed once (table_map_cache.py) keeps its columns list, and the body names the table and its
         # columns' types: the same list means the same TableId and types, taken once, not per transaction (a
@@ -385,7 +404,8 @@ class StreamingHandler:
         table_id = known[1]
         self.state.table_ids[ev.table_id] = table_id
         if self._check_table_map is not None and columns is not None:
-            self._check_table_map(table_id, known[2], pe.file, pe.start)
+            self._check_table_map(table_id, known[2], file, start)
+        self._checked_maps.add(ev.table_id)
 
     def _rows(self, pe: PositionedEvent) -> None:
         st = self.state
@@ -423,8 +443,11 @@ class StreamingHandler:
             full = decoder.full_images(ev) if fused is not None else None
             texts = fused.image_text(full[0]) if full is not None else None  # type: ignore[union-attr]
             if texts is not None:
-                self._rows_from_bytes(ev, fused, texts, full, first, table_id, op, template)  # type: ignore[arg-type]
+                read = rows_from_bytes(ev, fused, texts, full, first, st, self._positions,  # type: ignore[arg-type]
+                                       self.emitter.row_change, table_id, op, template)
                 release_raw_bytes(ev)
+                if read > first:
+                    self._last_row_unsettled = False
                 return
         rows = self._rows_of(ev)
         release_raw_bytes(ev)
@@ -448,53 +471,3 @@ class StreamingHandler:
                 row_change(RowChange(table_id, op, before, after), template.at_row(index), positions)
         if fused is not None:
             fused.flush()
-
-    def _rows_from_bytes(self, ev: WireRows, fused: FusedRowsEvent, texts: Callable[[bytes, int], tuple | None],
-                         full: tuple[RowPlan, int], first: int, table_id: TableId, op: Operation,
-                         template: EventSource) -> None:
-        """The rows of `ev` (every image full) from their bytes: a row `texts` or `fused.rendered` declines is
-        decoded and takes `row_change`, after the group so far; the rows before `first` are only read past."""
-        st = self.state
-        plan, pos = full
-        data, end, kind = ev.data, ev.end, ev.kind
-        assert data is not None
-        positions, rendered, checking = self._positions, fused.rendered, fused.checking
-        before_text = after_text = "null"
-        before_key = after_key = None
-        index = 0
-        while pos < end:
-            at = pos
-            if kind == "w":
-                image = texts(data, pos)
-                if image is not None:
-                    after_text, after_key, pos = image
-            elif kind == "d":
-                image = texts(data, pos)
-                if image is not None:
-                    before_text, before_key, pos = image
-            else:
-                image = texts(data, pos)
-                if image is not None:
-                    before_text, before_key, _ = image
-                    image = texts(data, image[2])
-                    if image is not None:
-                        after_text, after_key, pos = image
-            if index >= first:
-                st.rows = index + 1
-                st.last_row = index
-                row = None
-                if image is None or checking:
-                    row, pos = plan.full_row(data, at, kind)
-                if image is None or not rendered(before_text, before_key, after_text, after_key, index, positions,
-                                                 row):
-                    if row is None:
-                        row, pos = plan.full_row(data, at, kind)
-                    fused.flush()
-                    self.emitter.row_change(RowChange(table_id, op, row[0], row[1]), template.at_row(index),
-                                            positions)
-            elif image is None:
-                pos = plan.full_row(data, at, kind)[1]
-            index += 1
-        fused.flush()
-        if index > first:
-            self._last_row_unsettled = False

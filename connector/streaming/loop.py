@@ -142,7 +142,7 @@ class StreamingLoop:
         try:
             for pe in reader.events():
                 handle(pe)
-                unnoted += 1
+                unnoted += 1 if pe.absorbed is None else 2  # a TABLE_MAP the reader held back is an event too
                 if not state.in_tx:
                     # The metrics follow the stream between transactions and at the tick, not per event (a
                     # single-row transaction is four events): inside a long one they are at most 10 ms old.

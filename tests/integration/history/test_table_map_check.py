@@ -26,15 +26,22 @@ def _setup(server, unique_database):
     return database
 
 
-@pytest.mark.parametrize("server_name", ["mariadb", "mysql"])
-def test_table_map_mismatch_stops_naming_table_position_and_last_ddl(server_name, request, broker,
+@pytest.mark.parametrize("server_name,signals", [("mariadb", False), ("mysql", False), ("mariadb", True)],
+                         ids=["mariadb", "mysql", "mariadb-signals"])
+def test_table_map_mismatch_stops_naming_table_position_and_last_ddl(server_name, signals, request, broker,
                                                                       unique_database, tmp_path):
     server = request.getfixturevalue(server_name)
     database = _setup(server, unique_database)
     prefix = f"tm{uuid.uuid4().hex[:8]}"
     broker.create_topics([prefix, f"{prefix}.{database}.drift", f"{prefix}.{database}.fine"])
+    # with a signal table the signal processor stands between streaming and the dispatcher: the check holds there too
+    extra = {}
+    if signals:
+        server.run_sql("CREATE TABLE dbz_signal (id VARCHAR(64) PRIMARY KEY, type VARCHAR(32), data TEXT)",
+                       database=database)
+        extra = {"signal.data.collection": f"{database}.dbz_signal"}
     config = write_config(tmp_path, server, broker, database, prefix,
-                          **{"schema.history.internal.ddl.filter": re.escape(HIDDEN_ALTER)})
+                          **{"schema.history.internal.ddl.filter": re.escape(HIDDEN_ALTER)}, **extra)
     proc = connector(tmp_path, config).start()
     proc.wait_streaming(120)
     server.run_sql(f"INSERT INTO drift VALUES (1, 1); {HIDDEN_ALTER}; INSERT INTO drift VALUES (2, 2, 2);",

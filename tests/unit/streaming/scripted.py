@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterator, Mapping
 
 from pymysqlreplication.event import HeartbeatLogEvent, QueryEvent, RotateEvent, XidEvent
@@ -105,6 +105,26 @@ class Binlog:
                                            self.pos, self.pos + 40, TS, SERVER_ID))
         self.file, self.pos = next_file, 4
         return self
+
+    def absorbing(self) -> "Binlog":
+        """This binlog as the reader yields it: a TABLE_MAP that repeats the last one of its table id (none of pmr's
+        other events between, here a DDL or a rotate) rides on the next event (`PositionedEvent.absorbed`)."""
+        out = Binlog(self.file, self.pos)
+        seen: set[int] = set()
+        held: PositionedEvent | None = None
+        for pe in self.events:
+            if type(pe.event) in (QueryEvent, RotateEvent) and pe.event.__dict__.get("query") != "BEGIN":
+                seen.clear()
+            if type(pe.event) is TableMapEvent:
+                if held is None and pe.event.table_id in seen:
+                    held = pe
+                    continue
+                seen.add(pe.event.table_id)
+            absorbed = None if held is None else (held.event, held.start, held.next_pos, held.timestamp,
+                                                  held.server_id)
+            out.events.append(replace(pe, absorbed=absorbed))
+            held = None
+        return out
 
     def from_position(self, file: str, pos: int) -> list[PositionedEvent]:
         """What a reader connected at file:pos reads: the events starting there and after."""

@@ -95,3 +95,33 @@ def test_transaction_boundaries_with_metadata() -> None:
     assert sent[2].offset is None  # a rows event's records are one group: its last row's offset covers them
     assert sent[4].offset is not None and sent[4].offset["transaction_id"] == tx_id
     assert sent[4].offset["transaction_data_collection_order_inventory.customers"] == 3
+
+
+def repeated_tables() -> Binlog:
+    """Transactions of one row change each: every one repeats its table's TABLE_MAP, as a single-row OLTP load does."""
+    b = Binlog()
+    b.ddl(CREATE)
+    for n in range(1, 5):
+        b.begin().insert("customers", [n, "a"]).update("customers", ([n, "a"], [n, "b"])).commit()
+    b.ddl("ALTER TABLE customers ADD COLUMN vip BOOLEAN")
+    b.begin().delete("customers", [1, "b", None]).commit()
+    b.begin().insert("customers", [9, "z", 1]).delete("customers", [2, "b", None]).commit()
+    return b
+
+
+@pytest.mark.parametrize("props", [PLAIN, TX_METADATA], ids=["plain", "transaction-metadata"])
+def test_table_maps_the_reader_holds_back_count_as_events(props: dict[str, str]) -> None:
+    """The reader yields a repeated TABLE_MAP with the next event instead of as one (`PositionedEvent.absorbed`):
+    the records and every offset (the events counted since BEGIN) are those of the TABLE_MAPs yielded, and a
+    restart after any record emits exactly the rest."""
+    history = MemoryHistoryStore()
+    absorbing = repeated_tables().absorbing()
+    assert sum(pe.absorbed is not None for pe in absorbing.events) == 9  # all but the first after each DDL
+    plain = run(props, repeated_tables(), MemoryOffsetStore(), history).sink.sent
+    held = run(props, absorbing, MemoryOffsetStore(), MemoryHistoryStore()).sink.sent
+    assert [(s.summary(), s.value, s.offset) for s in held] == [(s.summary(), s.value, s.offset) for s in plain]
+    expected = comparable(plain)
+    for k, crashed_after in enumerate(held):
+        if crashed_after.offset is not None:
+            rest = run(props, repeated_tables().absorbing(), MemoryOffsetStore(crashed_after.offset), history)
+            assert comparable(rest.sink.sent) == expected[k + 1:], f"restart after record {k}"
