@@ -30,7 +30,7 @@ from pymysqlreplication.row_event import (DeleteRowsEvent, PartialUpdateRowsEven
 
 from connector.binlog import json_partial
 from connector.binlog.image_compiler import FullImage, compile_full_image
-from connector.binlog.value_decoders import PackedDecimal, ValueDecoder, column_decoder
+from connector.binlog.value_decoders import PackedDatetime, PackedDecimal, ValueDecoder, column_decoder
 from connector.binlog.wire_events import WireRows
 from connector.errors import BinlogDecodeError, Where
 
@@ -59,8 +59,9 @@ class RowPlan:
     big: tuple[int, ...] = ()
     # JSON columns as (index, length-prefix size): the partial-update bits of PARTIAL_UPDATE_ROWS_EVENT
     json: tuple[tuple[int, int], ...] = ()
-    # DECIMAL columns as (index, layout): the fused row path writes their values straight from the bytes
+    # DECIMAL and DATETIME columns as (index, layout): the fused row path writes their values straight from the bytes
     decimals: tuple[tuple[int, PackedDecimal], ...] = ()
+    datetimes: tuple[tuple[int, PackedDatetime], ...] = ()
 
     @classmethod
     def for_table(cls, table: Any, errors: str = "strict") -> "RowPlan":
@@ -69,7 +70,10 @@ class RowPlan:
         json = tuple((i, c.length_size) for i, c in enumerate(table.columns) if c.type == FIELD_TYPE.JSON)
         decimals = tuple((i, PackedDecimal.of(c.precision, c.decimals)) for i, c in enumerate(table.columns)
                          if c.type == FIELD_TYPE.NEWDECIMAL)
-        return cls(decoders, compile_full_image(decoders, f"{table.schema}.{table.table}"), big, json, decimals)
+        datetimes = tuple((i, PackedDatetime(c.fsp)) for i, c in enumerate(table.columns)
+                          if c.type == FIELD_TYPE.DATETIME2)
+        return cls(decoders, compile_full_image(decoders, f"{table.schema}.{table.table}"), big, json, decimals,
+                   datetimes)
 
     def partial_after(self, data: bytes, pos: int, present: int, before: RowImage) -> tuple[RowImage, int]:
         """A PARTIAL_UPDATE_ROWS_EVENT after image: value options, partial bits, then the image, in which a JSON

@@ -32,7 +32,7 @@ from pymysqlreplication.row_event import RowsEvent
 
 from connector.binlog.json_binary import render_json_binary
 
-__all__ = ["PackedDecimal", "ValueDecoder", "column_decoder"]
+__all__ = ["PackedDatetime", "PackedDecimal", "ValueDecoder", "column_decoder"]
 
 ValueDecoder = Callable[[bytes, int], tuple[Any, int]]
 _Factory = Callable[[Any, str], ValueDecoder]
@@ -279,6 +279,32 @@ def packed_decimal(column: Any) -> ValueDecoder:
 def _fsp(fsp: int) -> tuple[int, int, bool]:
     """(bytes, scale, odd) of a fractional part: pmr reads it signed, drops a digit for odd fsp, scales to µs."""
     return (fsp + 1) // 2, 10 ** (6 - fsp), bool(fsp % 2)
+
+
+@dataclass(frozen=True)
+class PackedDatetime:
+    """DATETIME(fsp) as the binlog has it (DATETIME2): 5 big-endian bytes holding year * 13 + month, day, hour, minute
+    and second as bit fields (17, 5, 5, 6, 6 bits), then the fraction in `frac_size` bytes, signed, which
+    `_datetime2` reads as pmr does: a digit dropped for odd fsp, scaled by `frac_scale` to microseconds. The fused
+    row path (connector/dispatch/image_text.py) takes the epoch microseconds from the same layout."""
+
+    fsp: int
+
+    @property
+    def frac_size(self) -> int:
+        return _fsp(self.fsp)[0]
+
+    @property
+    def frac_scale(self) -> int:
+        return _fsp(self.fsp)[1]
+
+    @property
+    def odd(self) -> bool:
+        return _fsp(self.fsp)[2]
+
+    @property
+    def size(self) -> int:
+        return 5 + self.frac_size
 
 
 def _datetime2(column: Any, errors: str) -> ValueDecoder:

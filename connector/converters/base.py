@@ -73,6 +73,9 @@ class Kind:
     # the schema is optional whatever the column says: Debezium's `Geometry.builder()` calls `.optional()`, so a
     # NOT NULL GEOMETRY field is optional in the record (golden realworld: sakila's `address.location`)
     always_optional: bool = False
+    # DATETIME: what `from_binlog` makes of a value of year 100 or later, from its epoch microseconds (the fused row
+    # path reads those straight from the binlog's bytes, connector/dispatch/image_text.py); None: no such shortcut
+    from_epoch_us: ValueFn | None = None
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,7 @@ class ColumnConverter:
     from_binlog: ValueFn | None
     from_snapshot: ValueFn | None
     fallback: Any = None
+    from_epoch_us: ValueFn | None = None  # Kind.from_epoch_us
 
 
 def unsigned(column: Column) -> bool:

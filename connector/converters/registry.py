@@ -137,7 +137,7 @@ def resolve(column: Column, settings: ValueSettings, lenient_defaults: bool = Fa
         # optional when the column is nullable or there is no fallback
         fallback = kind.fallback
         schema = replace(schema, optional=column.optional or kind.fallback is None)
-    return ColumnConverter(column.name, schema, kind.from_binlog, kind.from_snapshot, fallback)
+    return ColumnConverter(column.name, schema, kind.from_binlog, kind.from_snapshot, fallback, kind.from_epoch_us)
 
 
 def unusable_column(table: Table, settings: ValueSettings) -> str | None:

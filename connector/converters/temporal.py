@@ -350,7 +350,9 @@ def datetime_(column: Column, settings: ValueSettings) -> Kind:
     if settings.time_precision_mode is _M.ADAPTIVE_TIME_MICROSECONDS:  # ms or µs: the fast form
         snapshot = fast_datetime(from_snapshot, lambda text: _days_from_text(_jdbc_year_zero(text), adjust),
                                  micros=scale is _same)
-    return Kind(schema, lambda v: scale(_datetime_us(v, adjust)), snapshot, default, fallback=scale(0))
+    # `_datetime_us` adjusts only years below 100: from 100 on, from_binlog is `scale` of the epoch microseconds
+    return Kind(schema, lambda v: scale(_datetime_us(v, adjust)), snapshot, default, fallback=scale(0),
+                from_epoch_us=scale)
 
 
 def timestamp(column: Column, settings: ValueSettings) -> Kind:

@@ -84,9 +84,12 @@ class FusedTable:
             decimals = {i: layout for i, layout in plan.decimals
                         if i < len(columns) and columns[i].convert is None and fields[i].schema.name == DECIMAL_NAME
                         and int(fields[i].schema.parameter("scale") or 0) == layout.scale}
+            # DATETIME columns whose converter says what it makes of epoch microseconds: read from their bytes too
+            datetimes = {i: (layout, ts.converters[i].from_epoch_us) for i, layout in plan.datetimes
+                         if i < len(columns) and ts.converters[i].from_epoch_us is not None}
             texts = compile_image_text(plan.decoders, columns, ts.key_indexes if ts.key_schema is not None else (),
                                        int_writer=INT_WRITER, bool_writer=BOOL_WRITER, big_at=big_bytes_at(ts),
-                                       decimals=decimals)
+                                       decimals=decimals, datetimes=datetimes)
         self.compiled[id(plan)] = (plan, texts)
         return texts
 

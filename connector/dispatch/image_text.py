@@ -16,10 +16,11 @@ Like the other compilers (serde/codegen.py), its source holds only identifiers a
 from __future__ import annotations
 
 import binascii
+import datetime
 from typing import Any, Callable, Mapping, Sequence
 
 from connector.binlog.image_compiler import decode_block, readers
-from connector.binlog.value_decoders import PackedDecimal, ValueDecoder
+from connector.binlog.value_decoders import PackedDatetime, PackedDecimal, ValueDecoder
 from connector.events.image_writer import ImageColumn, column_text, decline
 from connector.events.row_renderer import RENDER_FAILURES
 from connector.serde.codegen import generated_function
@@ -31,6 +32,7 @@ __all__ = ["ImageText", "compile_image_text"]
 ImageText = Callable[[bytes, int], "tuple[str, tuple, int] | None"]
 
 _MAX_COLUMNS = 1000  # as the other compilers
+_EPOCH_ORDINAL = datetime.date(1970, 1, 1).toordinal()
 
 
 def _member_texts(column: ImageColumn, members: Sequence[Any], big_at: int) -> tuple[str | None, ...]:
@@ -75,17 +77,45 @@ def _decimal_lines(i: int, layout: PackedDecimal) -> list[str]:
             """newline=False).decode() + '"'"""]
 
 
+def _datetime_lines(i: int, layout: PackedDatetime) -> list[str]:
+    """Source lines setting `v{i}` to column i's DATETIME as epoch microseconds, as value_decoders' decoder and
+    `_datetime_us` compute them together, without a datetime in between; a value either would refuse or treat
+    otherwise (a zero or invalid date, a year below 100 for the two-digit-year adjuster) declines."""
+    lines = ['p = from_bytes(data[pos:pos + 5], "big")']
+    if layout.frac_size:
+        lines += [f'f = from_bytes(data[pos + 5:pos + {layout.size}], "big", signed=True)',
+                  f"f = {'int(f / 10)' if layout.odd else 'f'} * {layout.frac_scale}",
+                  "if f < 0:",
+                  "    f = 0"]
+    else:
+        lines.append("f = 0")
+    return lines + [f"pos += {layout.size}",
+                    "ym = p >> 22 & 131071",
+                    "y = ym // 13",
+                    "h = p >> 12 & 31",
+                    "mi = p >> 6 & 63",
+                    "sec = p & 63",
+                    "if y < 100 or h > 23 or mi > 59 or sec > 59 or f > 999999:",
+                    "    _decline()",
+                    # date() refuses a zero or invalid month or day (ValueError: declined)
+                    f"v{i} = ((_date(y, ym % 13, p >> 17 & 31).toordinal() - {_EPOCH_ORDINAL}) * 86400 + h * 3600"
+                    " + mi * 60 + sec) * 1000000 + f"]
+
+
 def compile_image_text(decoders: Sequence[ValueDecoder], columns: Sequence[ImageColumn], key_indexes: Sequence[int],
                        *, int_writer: Callable[[Any], str], bool_writer: Callable[[Any], str],
-                       big_at: int, decimals: Mapping[int, PackedDecimal] | None = None) -> ImageText | None:
+                       big_at: int, decimals: Mapping[int, PackedDecimal] | None = None,
+                       datetimes: Mapping[int, tuple[PackedDatetime, Callable[[int], Any]]] | None = None,
+                       ) -> ImageText | None:
     """The generated function, or None when the TABLE_MAP's columns are not the table version's (another count) or
-    the table has none or is too wide to be worth it. `decimals`: the columns (not of the key) written straight
-    from their packed DECIMAL bytes, those whose value goes unconverted into a Connect Decimal of the same scale."""
+    the table has none or is too wide to be worth it. Columns (not of the key) read straight from their bytes:
+    `decimals`, packed DECIMALs whose value goes unconverted into a Connect Decimal of the same scale; `datetimes`,
+    DATETIMEs with what their converter makes of the epoch microseconds (`ColumnConverter.from_epoch_us`)."""
     count = len(columns)
     if not count or count != len(decoders) or count > _MAX_COLUMNS:
         return None
     bound: dict[str, Any] = {**readers(), "_decline": decline, "_int": int_writer, "_big": big_at,
-                             "_failures": RENDER_FAILURES, "_b2a": binascii.b2a_base64}
+                             "_failures": RENDER_FAILURES, "_b2a": binascii.b2a_base64, "_date": datetime.date}
     keys = frozenset(key_indexes)
     nbytes = (count + 7) >> 3
     nulls = "data[pos]" if nbytes == 1 else f'from_bytes(data[pos:pos + {nbytes}], "little")'
@@ -94,7 +124,13 @@ def compile_image_text(decoders: Sequence[ValueDecoder], columns: Sequence[Image
         bound[f"p{i}"] = column.field[0]
         members = getattr(decode, "enum", None)
         layout = decimals.get(i) if decimals is not None and i not in keys else None
-        if layout is not None:
+        stamp = datetimes.get(i) if datetimes is not None and i not in keys else None
+        if stamp is not None:
+            # the epoch microseconds go through the converter's own form of them, then the field's writer
+            epoch_column = ImageColumn(stamp[1], column.field, column.has_fallback, column.is_bytes)
+            text, null_declines = column_text(i, epoch_column, bound, int_writer=int_writer, bool_writer=bool_writer)
+            lines = [*_datetime_lines(i, stamp[0]), f"t{i} = {text}"]
+        elif layout is not None:
             lines = _decimal_lines(i, layout)
             null_declines = column.field[2] is None or column.has_fallback
             if not null_declines:

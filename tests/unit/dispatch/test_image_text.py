@@ -5,6 +5,7 @@ ENUM members and text escapes on hand-made row images."""
 
 from __future__ import annotations
 
+import datetime
 import random
 from decimal import Decimal
 from types import SimpleNamespace
@@ -56,9 +57,9 @@ def _col(type_: int, **meta: Any) -> SimpleNamespace:
     return SimpleNamespace(**{"type": type_, "unsigned": False, "character_set_name": None, **meta})
 
 
-def _texts(ddl: str, columns: list[tuple[str, SimpleNamespace]]) -> tuple[Any, Any, Any]:
+def _texts(ddl: str, columns: list[tuple[str, SimpleNamespace]], **props: str) -> tuple[Any, Any, Any]:
     """(bytes → text function, the image reader, the image writer) of the table `ddl` creates."""
-    dispatcher, _sink, _tracker = _dispatcher()
+    dispatcher, _sink, _tracker = _dispatcher(**props)
     dispatcher.ddl(ddl, "inventory", _source(100), _offset(100))
     fused = dispatcher.fused_rows(T, Operation.CREATE, _source(200))
     assert fused is not None
@@ -131,3 +132,44 @@ def test_enum_text_and_nulls_and_declines() -> None:
     assert _same(texts, read, write, b"\x08" + one + b"\x01" + b"\x01x") is None
     # an ENUM byte beyond the members: declined (the general path then says what is wrong), not an exception
     assert texts(b"\x00" + one + b"\x09" + b"\x01x" + amount, 0) is None
+
+
+def pack_datetime(value: datetime.datetime, fsp: int) -> bytes:
+    """MySQL's DATETIME2: (year * 13 + month, day, hour, minute, second) bit fields + 2^39, then fsp's fraction."""
+    ym = value.year * 13 + value.month
+    packed = ((ym << 5 | value.day) << 17 | value.hour << 12 | value.minute << 6 | value.second) + (1 << 39)
+    frac_size = (fsp + 1) // 2
+    fraction = value.microsecond // 10 ** (6 - 2 * frac_size) if frac_size else 0
+    return packed.to_bytes(5, "big") + fraction.to_bytes(frac_size, "big", signed=True)
+
+
+@pytest.mark.parametrize("fsp", range(7))
+@pytest.mark.parametrize("mode", ["adaptive_time_microseconds", "connect", "nanoseconds"])
+def test_datetimes_of_every_precision(fsp: int, mode: str) -> None:
+    ddl = f"CREATE TABLE prices (id INT PRIMARY KEY, at DATETIME({fsp}), due DATETIME({fsp}) NOT NULL)"
+    columns = [("id", _col(FIELD_TYPE.LONG)), ("at", _col(FIELD_TYPE.DATETIME2, fsp=fsp)),
+               ("due", _col(FIELD_TYPE.DATETIME2, fsp=fsp))]
+    texts, read, write = _texts(ddl, columns, time_precision_mode=mode)
+    rng = random.Random(fsp)
+    step = 10 ** (6 - fsp)
+    values = [datetime.datetime(1970, 1, 1), datetime.datetime(100, 1, 1), datetime.datetime(9999, 12, 31, 23, 59, 59,
+                                                                                                 999999 // step * step),
+              datetime.datetime(2024, 2, 29, 12, 0, 0, step if fsp else 0), datetime.datetime(1969, 12, 31, 23, 59, 59)]
+    for _ in range(300):
+        day = datetime.datetime(rng.randint(100, 9999), 1, 1) + datetime.timedelta(days=rng.randrange(365))
+        values.append(day.replace(hour=rng.randrange(24), minute=rng.randrange(60), second=rng.randrange(60),
+                                  microsecond=rng.randrange(1_000_000) // step * step))
+    one = (1).to_bytes(4, "little")
+    for value in values:
+        data = b"\x00" + one + pack_datetime(value, fsp) * 2
+        assert read(data, 0)[0][1] == value  # the test's packing is the server's
+        written = _same(texts, read, write, data)
+        # a NanoTimestamp is a Java long: outside ~1677-2262 it has no value, and both decline
+        assert written is not None or (mode == "nanoseconds" and not 1677 < value.year < 2262)
+    # what the general path must take: a zero date (NULL in the nullable column, the epoch substituted in the NOT NULL
+    # one), a year below 100 (the two-digit-year adjuster), an invalid day: declined, never another text
+    zero = (1 << 39).to_bytes(5, "big") + bytes((fsp + 1) // 2)
+    early = pack_datetime(datetime.datetime(99, 6, 1), fsp)
+    for at, due in ((zero, zero), (early, early), (zero, pack_datetime(values[3], fsp))):
+        data = b"\x00" + one + at + due
+        assert texts(data, 0) is None and read(data, 0)[1] == len(data)
