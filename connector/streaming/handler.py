@@ -57,6 +57,10 @@ _XA = re.compile(r"^\s*XA\s+(START|END|BEGIN)\b", re.IGNORECASE)
 _OPERATIONS = {WriteRowsEvent: Operation.CREATE, UpdateRowsEvent: Operation.UPDATE, DeleteRowsEvent: Operation.DELETE,
                PartialUpdateRowsEvent: Operation.UPDATE}
 _WIRE_OPERATIONS = {"w": Operation.CREATE, "u": Operation.UPDATE, "d": Operation.DELETE}  # WireRows.kind
+# Rows events from this size on take the decoded path even when the fused row path could read their bytes: it
+# drops the event's bytes once its rows are decoded, before their records are built, where the bytes path keeps them
+# to the end (a 16 MB BLOB updated: 32 MB more at the peak, bench/memory.py 225 against 194 MB).
+BYTES_PATH_MAX = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -437,7 +441,8 @@ class StreamingHandler:
         decoder = self._decoder
         fused: FusedRowsEvent | None = None
         asked = False
-        if decoder is not None and self._fused is not None and type(ev) is WireRows:
+        if (decoder is not None and self._fused is not None and type(ev) is WireRows
+                and ev.end - ev.start < BYTES_PATH_MAX):
             # the fused row path from the row images' bytes: each image read and written by one function
             fused, asked = self._fused(table_id, op, template), True
             full = decoder.full_images(ev) if fused is not None else None
