@@ -21,7 +21,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from connector.binlog.image_compiler import decode_block, readers
 from connector.binlog.value_decoders import PackedDatetime, PackedDecimal, ValueDecoder
-from connector.events.image_writer import ImageColumn, column_text, decline
+from connector.events.image_writer import ImageColumn, column_text, decline, null_declines
 from connector.events.row_renderer import RENDER_FAILURES
 from connector.serde.codegen import generated_function
 
@@ -128,26 +128,22 @@ def compile_image_text(decoders: Sequence[ValueDecoder], columns: Sequence[Image
         if stamp is not None:
             # the epoch microseconds go through the converter's own form of them, then the field's writer
             epoch_column = ImageColumn(stamp[1], column.field, column.has_fallback, column.is_bytes)
-            text, null_declines = column_text(i, epoch_column, bound, int_writer=int_writer, bool_writer=bool_writer)
+            text, declines = column_text(i, epoch_column, bound, int_writer=int_writer, bool_writer=bool_writer)
             lines = [*_datetime_lines(i, stamp[0]), f"t{i} = {text}"]
         elif layout is not None:
             lines = _decimal_lines(i, layout)
-            null_declines = column.field[2] is None or column.has_fallback
-            if not null_declines:
-                bound[f"n{i}"] = column.field[2]
+            declines = null_declines(i, column, bound)
         elif members is not None and i not in keys:
             # the member's text, written when compiled; a byte beyond the members raises IndexError: declined
             bound[f"m{i}"] = _member_texts(column, members, big_at)
             lines = [f"t{i} = m{i}[data[pos]]", f"if t{i} is None:", "    _decline()", "pos += 1"]
-            null_declines = column.field[2] is None or column.has_fallback
-            if not null_declines:
-                bound[f"n{i}"] = column.field[2]
+            declines = null_declines(i, column, bound)
         else:
-            text, null_declines = column_text(i, column, bound, int_writer=int_writer, bool_writer=bool_writer)
+            text, declines = column_text(i, column, bound, int_writer=int_writer, bool_writer=bool_writer)
             # a decoder may answer None for a value that is not NULL (a zero date): the image writer's NULL then
-            null_text = "_decline()" if null_declines else f"n{i}"
+            null_text = "_decline()" if declines else f"n{i}"
             lines = [*decode_block(i, decode, bound), f"t{i} = ({null_text} if v{i} is None else {text})"]
-        null = ["_decline()"] if null_declines else [f"t{i} = n{i}"]
+        null = ["_decline()"] if declines else [f"t{i} = n{i}"]
         if i in keys:
             null.append(f"v{i} = None")
         body += [f"    if nulls & {1 << i}:", *(f"        {line}" for line in null), "    else:",

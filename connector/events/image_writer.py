@@ -23,7 +23,8 @@ from typing import Any, Callable, NoReturn, Sequence
 from connector.serde.codegen import generated_function
 from connector.serde.struct_compiler import StructField, write_expression
 
-__all__ = ["Declined", "ImageColumn", "ImageWriter", "column_text", "compile_image_writer", "decline"]
+__all__ = ["Declined", "ImageColumn", "ImageWriter", "column_text", "compile_image_writer", "decline",
+           "null_declines"]
 
 # a row image in table column order → its value JSON text (or Declined)
 ImageWriter = Callable[[Sequence[Any]], str]
@@ -54,7 +55,7 @@ def column_text(i: int, column: ImageColumn, defaults: dict[str, Any], *, int_wr
     """(source of column i's JSON text for a non-NULL `v{i}`, whether a NULL declines), binding what the source
     names in `defaults` (`_decline`, `_big` and `_int` must be bound as `compile_image_writer` binds them); the
     text of a NULL is bound as `n{i}`. connector/dispatch/image_text.py writes its columns the same way."""
-    prefix, write, null_text, _message = column.field
+    write = column.field[1]
     v, c = f"v{i}", f"c{i}"
     if column.convert is not None:
         defaults[f"f{i}"] = column.convert
@@ -66,10 +67,17 @@ def column_text(i: int, column: ImageColumn, defaults: dict[str, Any], *, int_wr
     text = write_expression(i, value, write, defaults, int_writer=int_writer, bool_writer=bool_writer)
     if guard:
         text = f"({text} if {guard} else _decline())"
+    return text, null_declines(i, column, defaults)
+
+
+def null_declines(i: int, column: ImageColumn, defaults: dict[str, Any]) -> bool:
+    """Whether a NULL in column i declines (a required field, or a fallback to substitute); otherwise the text of a
+    NULL is bound as `n{i}` in `defaults`."""
+    null_text = column.field[2]
     if null_text is None or column.has_fallback:
-        return text, True
+        return True
     defaults[f"n{i}"] = null_text
-    return text, False
+    return False
 
 
 def compile_image_writer(columns: Sequence[ImageColumn], *, int_writer: Callable[[Any], str],

@@ -49,7 +49,6 @@ def row_renderer(ts: TableSchema) -> RowRenderer | None:
     if write is None:
         return None
     key_indexes = ts.key_indexes if ts.key_schema is not None else ()
-    key_of: Callable[[Sequence[Any]], Any] | None = itemgetter(*key_indexes) if key_indexes else None
     key_values: Callable[[Sequence[Any]], tuple] = (
         (lambda image: ()) if not key_indexes else itemgetter(*key_indexes) if len(key_indexes) > 1
         else (lambda image, i=key_indexes[0]: (image[i],)))
@@ -59,7 +58,7 @@ def row_renderer(ts: TableSchema) -> RowRenderer | None:
         try:
             # the decoded key values: equal ones convert to equal keys; unequal ones may be a key change (a
             # delete, its tombstone and a create), which the general path tells from an equal converted key
-            if before is not None and after is not None and key_of is not None and key_of(before) != key_of(after):
+            if before is not None and after is not None and key_indexes and key_values(before) != key_values(after):
                 return None
             key_row = after if after is not None else before
             assert key_row is not None

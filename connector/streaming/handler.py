@@ -433,20 +433,19 @@ class StreamingHandler:
         # encode.workers: the whole event goes to a worker undecoded (not with transaction metadata, whose
         # per-event counters need each row here). Its rows' offsets are the event's at their row.
         ship = self._ship
-        if ship is not None and st.tx is None and isinstance(self._rows_of, RowsDecoder):
-            if ship(table_id, op, self._rows_of.raw(ev), template, first, st.offset(rows=0)):
+        decoder = self._decoder
+        if ship is not None and st.tx is None and decoder is not None:
+            if ship(table_id, op, decoder.raw(ev), template, first, st.offset(rows=0)):
                 release_raw_bytes(ev)
                 self._last_row_unsettled = True
                 return
-        decoder = self._decoder
-        fused: FusedRowsEvent | None = None
-        asked = False
-        if (decoder is not None and self._fused is not None and type(ev) is WireRows
-                and ev.end - ev.start < BYTES_PATH_MAX):
-            # the fused row path from the row images' bytes: each image read and written by one function
-            fused, asked = self._fused(table_id, op, template), True
-            full = decoder.full_images(ev) if fused is not None else None
-            texts = fused.image_text(full[0]) if full is not None else None  # type: ignore[union-attr]
+        # The fused row path: per rows event, its rows' records are sent as one group (before a row that takes the
+        # general path, and at the end of the event).
+        fused = self._fused(table_id, op, template) if self._fused is not None else None
+        if fused is not None and decoder is not None and type(ev) is WireRows and ev.end - ev.start < BYTES_PATH_MAX:
+            # from the row images' bytes: each image read and written by one function
+            full = decoder.full_images(ev)
+            texts = fused.image_text(full[0]) if full is not None else None
             if texts is not None:
                 read = rows_from_bytes(ev, fused, texts, full, first, st, self._positions,  # type: ignore[arg-type]
                                        self.emitter.row_change, table_id, op, template)
@@ -460,10 +459,7 @@ class StreamingHandler:
         if total > first:
             self._last_row_unsettled = False
         row_change, positions = self.emitter.row_change, self._positions
-        # The fused row path: per rows event, a row function that declines (False) a row needing the general path;
-        # its records are sent as one group, before such a row and at the end of the event.
-        if not asked:
-            fused = self._fused(table_id, op, template) if self._fused is not None and total > first else None
+        # from the decoded rows: a row function that declines (False) a row needing the general path
         fused_row = fused.row if fused is not None else None
         last = total - 1
         for index in range(first, total):
