@@ -62,6 +62,8 @@ class RowPlan:
     # DECIMAL and DATETIME columns as (index, layout): the fused row path writes their values straight from the bytes
     decimals: tuple[tuple[int, PackedDecimal], ...] = ()
     datetimes: tuple[tuple[int, PackedDatetime], ...] = ()
+    # TIMESTAMP columns as (index, bytes in the image): the fused row path keeps their last texts by those bytes
+    timestamps: tuple[tuple[int, int], ...] = ()
 
     @classmethod
     def for_table(cls, table: Any, errors: str = "strict") -> "RowPlan":
@@ -72,8 +74,11 @@ class RowPlan:
                          if c.type == FIELD_TYPE.NEWDECIMAL)
         datetimes = tuple((i, PackedDatetime(c.fsp)) for i, c in enumerate(table.columns)
                           if c.type == FIELD_TYPE.DATETIME2)
+        timestamps = tuple((i, 4 + (c.fsp + 1) // 2 if c.type == FIELD_TYPE.TIMESTAMP2 else 4)
+                           for i, c in enumerate(table.columns)
+                           if c.type in (FIELD_TYPE.TIMESTAMP2, FIELD_TYPE.TIMESTAMP))
         return cls(decoders, compile_full_image(decoders, f"{table.schema}.{table.table}"), big, json, decimals,
-                   datetimes)
+                   datetimes, timestamps)
 
     def partial_after(self, data: bytes, pos: int, present: int, before: RowImage) -> tuple[RowImage, int]:
         """A PARTIAL_UPDATE_ROWS_EVENT after image: value options, partial bits, then the image, in which a JSON

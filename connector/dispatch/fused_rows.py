@@ -89,7 +89,7 @@ class FusedTable:
                          if i < len(columns) and ts.converters[i].from_epoch_us is not None}
             texts = compile_image_text(plan.decoders, columns, ts.key_indexes if ts.key_schema is not None else (),
                                        int_writer=INT_WRITER, bool_writer=BOOL_WRITER, big_at=big_bytes_at(ts),
-                                       decimals=decimals, datetimes=datetimes)
+                                       decimals=decimals, datetimes=datetimes, timestamps=dict(plan.timestamps))
         self.compiled[id(plan)] = (plan, texts)
         return texts
 

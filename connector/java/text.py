@@ -178,17 +178,19 @@ _SHORT = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
 
 def java_double(value: float) -> str:
     """`Double.toString(value)` as Java 17 (Debezium 3.6's runtime) writes it, inside JSON."""
+    if 1e-3 <= value < 1e7 or -1e7 < value <= -1e-3:  # first: most values are here (NaN is in neither range)
+        # Java's plain-notation range. There Java 17's digits equal the shortest round-trip digits whenever
+        # those have at most 15 significant digits (checked against the legacy algorithm on ~200k values,
+        # tests/unit/events/test_java_double_fast_path.py), and Python's repr prints the same text. A repr of at
+        # most 16 characters has at most 15 digits (it holds a point).
+        text = repr(value)
+        if len(text) <= 16 or len(text.replace("-", "").replace(".", "").strip("0")) <= 15:
+            return text
+        return _legacy_double(value)
     if value != value or value in (math.inf, -math.inf):
         return _NON_FINITE[repr(value)]
     if value == 0.0:  # before the cache: 0.0 == -0.0 would share an entry
         return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
-    if 1e-3 <= abs(value) < 1e7:
-        # Java's plain-notation range. There Java 17's digits equal the shortest round-trip digits whenever
-        # those have at most 15 significant digits (checked against the legacy algorithm on ~200k values,
-        # tests/unit/events/test_java_double_fast_path.py), and Python's repr prints the same text.
-        text = repr(value)
-        if len(text.replace("-", "").replace(".", "").strip("0")) <= 15:
-            return text
     return _legacy_double(value)
 
 

@@ -173,3 +173,39 @@ def test_datetimes_of_every_precision(fsp: int, mode: str) -> None:
     for at, due in ((zero, zero), (early, early), (zero, pack_datetime(values[3], fsp))):
         data = b"\x00" + one + at + due
         assert texts(data, 0) is None and read(data, 0)[1] == len(data)
+
+
+def pack_timestamp(seconds: int, microsecond: int, fsp: int) -> bytes:
+    """MySQL's TIMESTAMP2: big-endian seconds since the epoch, then fsp's fraction as DATETIME2 has it."""
+    frac_size = (fsp + 1) // 2
+    fraction = microsecond // 10 ** (6 - 2 * frac_size) if frac_size else 0
+    return seconds.to_bytes(4, "big") + fraction.to_bytes(frac_size, "big", signed=True)
+
+
+@pytest.mark.parametrize("fsp", range(7))
+def test_timestamps_kept_by_their_bytes(fsp: int) -> None:
+    """TIMESTAMP texts are kept by the value's bytes (64 per column): a value seen before, one seen before the kept
+    texts were dropped and a zero TIMESTAMP all give the general path's."""
+    ddl = f"CREATE TABLE prices (id INT PRIMARY KEY, at TIMESTAMP({fsp}) NULL, due TIMESTAMP({fsp}) NOT NULL)"
+    columns = [("id", _col(FIELD_TYPE.LONG)), ("at", _col(FIELD_TYPE.TIMESTAMP2, fsp=fsp)),
+               ("due", _col(FIELD_TYPE.TIMESTAMP2, fsp=fsp))]
+    texts, read, write = _texts(ddl, columns)
+    rng = random.Random(fsp)
+    step = 10 ** (6 - fsp)
+    stamps = [(1, 0), (2**31 - 1, 999999 // step * step), (1706781600, step if fsp else 0), (1706781600, 0)]
+    stamps += [(rng.randrange(1, 2**31), rng.randrange(1_000_000) // step * step) for _ in range(200)]
+    one = (1).to_bytes(4, "little")
+    seen: dict[bytes, str] = {}
+    # each value three times, the second time right after the first and the third after every other one
+    for value in [s for s in stamps for _ in (0, 1)] + stamps:
+        packed = pack_timestamp(*value, fsp)
+        data = b"\x00" + one + packed * 2
+        assert read(data, 0)[0][1] == datetime.datetime(1970, 1, 1) + datetime.timedelta(0, *value)
+        written = _same(texts, read, write, data)
+        assert written is not None and seen.setdefault(packed, written) == written
+    zero = bytes(4 + (fsp + 1) // 2)  # the general path's (its converter's null for the epoch), each time
+    for _ in range(2):
+        _same(texts, read, write, b"\x00" + one + zero + pack_timestamp(*stamps[2], fsp))
+        assert texts(b"\x00" + one + zero * 2, 0) is None
+    kept = [v for k, v in texts.__kwdefaults__.items() if k.startswith("k")]
+    assert len(kept) == 2 and all(0 < len(k) <= 64 for k in kept)
