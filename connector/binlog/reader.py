@@ -296,7 +296,8 @@ class BinlogReader:
                             held, event = (event, start, log_pos, timestamp, server_id), None
                             continue
                         seen[event.table_id] = event.table_obj
-                    yield PositionedEvent(event, file, start, log_pos, timestamp, server_id, absorbed=held)
+                    # by position (inner and artificial False): keywords cost more, and this is every event
+                    yield PositionedEvent(event, file, start, log_pos, timestamp, server_id, False, False, held)
                     event = held = None
                 feed.give_back(data)
                 data = None

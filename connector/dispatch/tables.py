@@ -8,7 +8,7 @@ connector/events/topic_names.py), cached by `TopicNamer`, which also answers whi
 from __future__ import annotations
 
 from connector.config.settings import TopicSettings
-from connector.events.source_info import DEFAULT_VERSION, SnapshotMarker, SourceInfo, streaming_json_around_row
+from connector.events.source_info import DEFAULT_VERSION, SnapshotMarker, SourceInfo, streaming_json_around_pos
 from connector.events.table_schema import TableSchema, TableSchemaBuilder
 from connector.events.topic_names import TopicNamer
 from connector.events.changes import EventSource
@@ -51,6 +51,8 @@ class SourceBlocks:
         # The rows event last seen (its first row's EventSource) and its block: the other rows' blocks are
         # copies of it (EventSource.at_row / SourceInfo.at_row), so a rows event's block is built and rendered once.
         self._event: tuple[EventSource | None, SourceInfo | None] = (None, None)
+        # `json_around_row`'s last texts before the position and after the row, with what they were built from
+        self._around_pos: tuple[tuple, str, str] | None = None
 
     def of(self, es: EventSource, ts_ns: int | None = None) -> SourceInfo:
         """`ts_ns` overrides the event's time (schema changes of the snapshot carry the wall clock)."""
@@ -67,8 +69,14 @@ class SourceBlocks:
         """`of(es).json_around_row()` for a streamed rows event (`es.snapshot` is None), without the block."""
         assert es.snapshot is None
         ts_ns = es.ts_us * 1000 if es.ts_us else es.ts_ms * 1_000_000
-        return streaming_json_around_row(self._version, self._connector, self._name, ts_ns, es.db, es.table,
-                                         es.server_id, es.gtid, es.file, es.pos, es.thread, es.query)
+        # what the block says but for the position, as for the last rows event (a transaction's events share it)
+        key = (ts_ns, es.db, es.table, es.server_id, es.gtid, es.file, es.thread, es.query)
+        last = self._around_pos
+        if last is None or last[0] != key:
+            last = self._around_pos = (key, *streaming_json_around_pos(
+                self._version, self._connector, self._name, ts_ns, es.db, es.table, es.server_id, es.gtid, es.file,
+                es.thread, es.query))
+        return f'{last[1]}{es.pos},"row":', last[2]
 
     def _build(self, es: EventSource, ts_ns: int | None) -> SourceInfo:
         if ts_ns is None:

@@ -16,7 +16,7 @@ from functools import lru_cache
 from connector.serde.connect_schema import ConnectSchema, Type, struct
 from connector.java.text import jackson_string
 
-__all__ = ["SnapshotMarker", "SourceInfo", "SOURCE_SCHEMA", "DEFAULT_VERSION", "streaming_json_around_row"]
+__all__ = ["SnapshotMarker", "SourceInfo", "SOURCE_SCHEMA", "DEFAULT_VERSION", "streaming_json_around_pos"]
 
 DEFAULT_VERSION = "3.6.3.Final"
 
@@ -186,16 +186,17 @@ def _name_json(name: str) -> str:
     return jackson_string(name)
 
 
-def streaming_json_around_row(version: str, connector: str, name: str, ts_ns: int, db: str, table: str | None,
-                              server_id: int, gtid: str | None, file: str, pos: int, thread: int | None,
+def streaming_json_around_pos(version: str, connector: str, name: str, ts_ns: int, db: str, table: str | None,
+                              server_id: int, gtid: str | None, file: str, thread: int | None,
                               query: str | None) -> tuple[str, str]:
     """`SourceInfo(...).json_around_row()` of a streamed rows event (no snapshot marker, no sequence) without
-    building the block: the fused row path (connector/dispatch/fused_rows.py) needs only its text, once per event."""
+    building the block, split around its binlog position instead: what comes before `pos`'s value and what comes
+    after the row number. The fused row path (connector/dispatch/fused_rows.py) needs only the text, once per
+    event, and the events of a transaction differ only in their position."""
     head = (f'{_constant_prefix(version, connector, name)}{ts_ns // 1_000_000},"snapshot":"false",'
             f'"db":{_name_json(db)},"sequence":null,"ts_us":{ts_ns // 1_000},"ts_ns":{ts_ns},'
             f'"table":{"null" if table is None else _name_json(table)},"server_id":{server_id},'
-            f'"gtid":{"null" if gtid is None else jackson_string(gtid)},"file":{_name_json(file)},"pos":{pos},'
-            '"row":')
+            f'"gtid":{"null" if gtid is None else jackson_string(gtid)},"file":{_name_json(file)},"pos":')
     query_json = "null" if query is None else jackson_string(query)
     tail = f',"thread":{"null" if thread is None else thread},"query":{query_json}}}'
     return head, tail

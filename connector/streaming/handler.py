@@ -120,17 +120,11 @@ class StreamingState:
     parts: tuple[OffsetPart, ...] = ()
 
     def offset(self, rows: int | None = None, with_tx: bool = True) -> SourceOffset:
-        return SourceOffset(
-            file=self.file,
-            pos=self.restart_pos,
-            server_id=self.server_id,
-            gtids=self.restart_gtids,
-            event=self.events,
-            row=self.rows if rows is None else rows,
-            ts_sec=self.ts_sec,
-            transaction=self.tx if with_tx else None,
-            parts=self.parts,
-        )
+        # by position (file, pos, server_id, gtids, event, row, ts_sec, snapshot, transaction, parts): built per
+        # rows event, and keywords cost 0.3 µs more
+        return SourceOffset(self.file, self.restart_pos, self.server_id, self.restart_gtids, self.events,
+                            self.rows if rows is None else rows, self.ts_sec, None, self.tx if with_tx else None,
+                            self.parts)
 
 
 class _StatePositions:
