@@ -14,12 +14,19 @@ Why beside bench/streaming.py: without the broker, librdkafka's threads and the 
 two cores, runs of the same tree agree within about 1% (end-to-end runs within about 5%), so a change of a few
 per cent per row change shows in three pairs. What it leaves out: the Kafka writer (produce, delivery callbacks),
 housekeeping's offset commits and status file. The last line is one JSON object.
+
+`--stages`: each run also samples its main thread's stack on CPU time (`ITIMER_PROF`, every 4 ms of CPU on these
+machines) inside the measured range, and the report splits each tree's µs per row change into bench/stages.py's
+stages (a sample goes to the stage of its innermost frame in a known module).
 """
 from __future__ import annotations
 
 import argparse
+import collections
+import importlib.util
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -52,6 +59,12 @@ def worker(args: argparse.Namespace) -> int:
     from schema_history.stores.memory import MemoryHistoryStore
     from pymysqlreplication.row_event import RowsEvent
     from tests.unit.streaming.scripted import settings
+    # this script's stage table for either tree (the tree's own bench/ may be older)
+    spec = importlib.util.spec_from_file_location("replay_stages", ROOT / "bench" / "stages.py")
+    assert spec is not None and spec.loader is not None
+    stages_module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(stages_module)
+    stage_of = stages_module.stage_of
 
     rows_events = (WireRows, RowsEvent)
 
@@ -68,6 +81,19 @@ def worker(args: argparse.Namespace) -> int:
                                is_mariadb=True, provide_transaction_metadata=False)
     token = ShutdownToken()
     measured: dict[str, float] = {}
+    samples: collections.Counter[tuple[str, ...]] = collections.Counter()
+
+    def sample(signum: int, frame: Any) -> None:
+        stack = []
+        while frame is not None:
+            stack.append(f"{frame.f_code.co_name} ({frame.f_code.co_filename}:{frame.f_lineno})")
+            frame = frame.f_back
+        samples[tuple(reversed(stack))] += 1
+
+    def sampling(on: bool) -> None:
+        if args.stages:
+            signal.signal(signal.SIGPROF, sample if on else signal.SIG_IGN)
+            signal.setitimer(signal.ITIMER_PROF, 0.001 if on else 0, 0.001 if on else 0)
 
     class RangeReader:
         """The binlog from its start; rows events before the range dropped, the stream ended after it."""
@@ -95,18 +121,23 @@ def worker(args: argparse.Namespace) -> int:
                         yield pe  # the DDL and the transactions' other events still pass
                     continue
                 if "cpu" not in measured:
+                    sampling(True)
                     measured["cpu"] = time.thread_time()
                     measured["records"] = sink.records
                 yield pe
                 if type(pe.event) in COMMIT_EVENTS and (pe.file, pe.next_pos) >= end:
                     break
             measured["cpu"] = time.thread_time() - measured["cpu"]
+            sampling(False)
             token.request()
 
     StreamingLoop(handler, RangeReader, token, housekeeping=dispatcher.flush_held, idle=dispatcher.idle,
                   holding=dispatcher.holding).run()
     dispatcher.drain()
-    print(json.dumps({"cpu_s": measured["cpu"], "records": sink.records - measured["records"]}))
+    stages: collections.Counter[str] = collections.Counter()
+    for stack, count in samples.items():
+        stages[stage_of(list(stack))] += count
+    print(json.dumps({"cpu_s": measured["cpu"], "records": sink.records - measured["records"], "stages": stages}))
     return 0
 
 
@@ -131,6 +162,7 @@ def main() -> int:
     parser.add_argument("--rows", type=int, default=200_000, help="row changes in the measured range")
     parser.add_argument("--repeat", type=int, default=3, help="runs per tree (the median is reported)")
     parser.add_argument("--baseline", type=Path, metavar="DIR", help="also run DIR's connector, alternating")
+    parser.add_argument("--stages", action="store_true", help="split the CPU per row change into stages (sampled)")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     for name in ("tree", "start", "end", "user", "password"):
         parser.add_argument(f"--{name}", help=argparse.SUPPRESS)
@@ -161,7 +193,8 @@ def main() -> int:
                     out = subprocess.run(
                         [sys.executable, __file__, "--worker", "--tree", str(tree), "--port", str(server.port),
                          "--user", server.user, "--password", server.password, "--start", "%s:%d" % start,
-                         "--end", "%s:%d" % end], capture_output=True, text=True, check=True,
+                         "--end", "%s:%d" % end, *(["--stages"] if args.stages else [])],
+                        capture_output=True, text=True, check=True,
                         env={**os.environ, "PYTHONPATH": ""})
                     run = json.loads(out.stdout.strip().splitlines()[-1])
                     runs[kind].append(run)
@@ -170,6 +203,13 @@ def main() -> int:
     result: dict[str, Any] = {"shape": args.shape, "rows": args.rows, "load_avg_1m": os.getloadavg()[0]}
     for kind, r in runs.items():
         result[f"{kind}_us_per_row_change"] = round(statistics.median(x["cpu_s"] for x in r) / args.rows * 1e6, 2)
+        if args.stages:  # each stage's share of all the runs' samples, times the median CPU per row change
+            counts: collections.Counter[str] = collections.Counter()
+            for x in r:
+                counts.update(x["stages"])
+            total = sum(counts.values()) or 1
+            result[f"{kind}_us_per_stage"] = {stage: round(n / total * result[f"{kind}_us_per_row_change"], 2)
+                                              for stage, n in counts.most_common()}
     if "baseline" in runs:
         result["speedup_cpu"] = round(result["baseline_us_per_row_change"] / result["current_us_per_row_change"], 3)
     print(json.dumps(result))

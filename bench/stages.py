@@ -28,6 +28,8 @@ STAGES: tuple[tuple[str, str], ...] = (
     ("decode", "connector/binlog/rows_decoder"), ("decode", "connector/binlog/image_compiler"),
     # generated per table version: the row image reader, the image writer, a struct's writer
     ("decode", "<row image of "), ("encode", "<image writer>"), ("encode", "<struct writer>"),
+    ("image", "<image text>"),  # the fused row path's image bytes -> value text: decode, convert and encode in one
+    ("handler", "connector/streaming/fused_bytes"),
     ("decode", "connector/binlog/value_decoders"), ("decode", "connector/binlog/json_"),
     ("read", "snapshot/raw_rows"), ("encode", "connector/events/snapshot_text"),
     ("convert", "connector/converters/"), ("convert", "connector/events/convert_compiler"),
