@@ -30,7 +30,8 @@ from pymysqlreplication.row_event import (DeleteRowsEvent, PartialUpdateRowsEven
 
 from connector.binlog import json_partial
 from connector.binlog.image_compiler import FullImage, compile_full_image
-from connector.binlog.value_decoders import PackedDatetime, PackedDecimal, ValueDecoder, column_decoder
+from connector.binlog.value_decoders import (PackedDatetime, PackedDecimal, ValueDecoder, column_decoder,
+                                             timestamp_size)
 from connector.binlog.wire_events import WireRows
 from connector.errors import BinlogDecodeError, Where
 
@@ -74,8 +75,7 @@ class RowPlan:
                          if c.type == FIELD_TYPE.NEWDECIMAL)
         datetimes = tuple((i, PackedDatetime(c.fsp)) for i, c in enumerate(table.columns)
                           if c.type == FIELD_TYPE.DATETIME2)
-        timestamps = tuple((i, 4 + (c.fsp + 1) // 2 if c.type == FIELD_TYPE.TIMESTAMP2 else 4)
-                           for i, c in enumerate(table.columns)
+        timestamps = tuple((i, timestamp_size(c)) for i, c in enumerate(table.columns)
                            if c.type in (FIELD_TYPE.TIMESTAMP2, FIELD_TYPE.TIMESTAMP))
         return cls(decoders, compile_full_image(decoders, f"{table.schema}.{table.table}"), big, json, decimals,
                    datetimes, timestamps)

@@ -32,7 +32,7 @@ from pymysqlreplication.row_event import RowsEvent
 
 from connector.binlog.json_binary import render_json_binary
 
-__all__ = ["PackedDatetime", "PackedDecimal", "ValueDecoder", "column_decoder"]
+__all__ = ["PackedDatetime", "PackedDecimal", "ValueDecoder", "column_decoder", "timestamp_size"]
 
 ValueDecoder = Callable[[bytes, int], tuple[Any, int]]
 _Factory = Callable[[Any, str], ValueDecoder]
@@ -328,9 +328,14 @@ def _datetime2(column: Any, errors: str) -> ValueDecoder:
     return decode
 
 
+def timestamp_size(column: Any) -> int:
+    """Bytes of a TIMESTAMP in a row image: 4 of seconds, then TIMESTAMP2's fraction (the old TIMESTAMP has none)."""
+    return 4 + _fsp(column.fsp)[0] if column.type == FIELD_TYPE.TIMESTAMP2 else 4
+
+
 def _timestamp2(column: Any, errors: str) -> ValueDecoder:
     fsp_size, scale, odd = _fsp(column.fsp)
-    size = 4 + fsp_size
+    size = timestamp_size(column)
     i32 = struct.Struct(">i").unpack_from
 
     def decode(data: bytes, pos: int) -> tuple[Any, int]:

@@ -455,10 +455,9 @@ class StreamingHandler:
         row_change, positions = self.emitter.row_change, self._positions
         # from the decoded rows: a row function that declines (False) a row needing the general path
         fused_row = fused.row if fused is not None else None
-        last = total - 1
         for index in range(first, total):
             before, after = rows[index]
-            st.rows = index + 1 if index < last else total
+            st.rows = index + 1
             st.last_row = index
             if fused_row is None or not fused_row(before, after, index, positions):
                 if fused is not None:
