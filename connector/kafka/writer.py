@@ -312,6 +312,21 @@ class KafkaWriter:
             return 0
         self._closed = True
         producer = self._producer
+        if self.transactional and self._deliveries.failure is not None:
+            # A failed (possibly fenced) transactional producer delivers nothing more: its transaction can only
+            # abort, so what it holds is purged, and no delivery callback is served. A fenced producer's callbacks
+            # can run with confluent-kafka's pending exception set, which once left the deliveries' lock taken
+            # and hung flush() in the next callback (.ci/run, test_a_second_instance_fences_the_first, 600 s).
+            # Producer.close() would try to abort the transaction and can block for ever; dropping the last
+            # reference destroys the client without that step.
+            remaining = len(producer)
+            if remaining:
+                logger.warning("Closing the failed transactional Kafka producer with %d records not "
+                               "acknowledged; purging them", remaining)
+                producer.purge()
+            self._producer = _ClosedProducer()
+            del producer
+            return remaining
         try:
             remaining = producer.flush(max(0.0, timeout_s))
         except Exception as exc:  # noqa: BLE001 - close never raises: the daemon calls it on its way out
@@ -324,9 +339,7 @@ class KafkaWriter:
             logger.warning("Closing the Kafka producer with %d records not acknowledged; purging them", remaining)
             producer.purge()
             producer.poll(0)
-        if self.transactional and self._deliveries.failure is not None:
-            # Producer.close() would try to abort the failed (possibly fenced) transaction and can block
-            # for ever; dropping the last reference destroys the client without that step.
+        if self.transactional and self._deliveries.failure is not None:  # it failed during the flush
             self._producer = _ClosedProducer()
             del producer
         else:
